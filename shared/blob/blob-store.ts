@@ -1,0 +1,53 @@
+import type { Readable } from "node:stream";
+
+/**
+ * The blob store port (DESIGN.md, "Ports inside the code"): streamed put and get with byte
+ * ranges, stat, delete. Adapters: local files (embedded) and S3 through the `minio` client.
+ * A blob is never visible half-written: a failed or aborted put leaves no object behind.
+ */
+
+export interface BlobInfo {
+	size: number;
+	/** Hex SHA-256 of the bytes, computed while they were written. */
+	sha256: string;
+}
+
+export interface BlobStat {
+	size: number;
+	lastModified: Date;
+}
+
+/** Inclusive byte range, as in HTTP `bytes=start-end`. */
+export interface ByteRange {
+	start: number;
+	end: number;
+}
+
+export interface BlobStore {
+	readonly kind: "local" | "s3";
+	/** Streams `body` into `key`; the object appears only once every byte is written. */
+	put(key: string, body: Readable, options?: { contentType?: string; size?: number }): Promise<BlobInfo>;
+	/** Streams the object or one byte range of it; NotFound when missing. */
+	get(key: string, range?: ByteRange): Promise<Readable>;
+	/** Null when the object does not exist. */
+	stat(key: string): Promise<BlobStat | null>;
+	/** Deleting a missing object is not an error. */
+	delete(key: string): Promise<void>;
+	/** Throws when the store cannot serve requests (readiness). */
+	ping(): Promise<void>;
+	close(): Promise<void>;
+}
+
+export class BlobNotFoundError extends Error {
+	constructor(readonly key: string) {
+		super(`blob not found: ${key}`);
+		this.name = "BlobNotFoundError";
+	}
+}
+
+/** Keys are relative paths of safe segments; anything else is a programming error. */
+export const BLOB_KEY_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
+
+export function assertBlobKey(key: string): void {
+	if (!BLOB_KEY_RE.test(key) || key.length > 512) throw new Error(`invalid blob key: ${JSON.stringify(key)}`);
+}

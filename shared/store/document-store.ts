@@ -1,0 +1,86 @@
+/**
+ * The document store port (DESIGN.md, "Ports inside the code"): a small interface in the
+ * Mongo query language with two adapters, NeDB (embedded) and MongoDB (mongoose).
+ *
+ * Documents carry a string `_id` chosen by the caller (usually the resource id), so the
+ * primary key doubles as the uniqueness check for client-chosen ids.
+ */
+
+export type Doc = { _id: string } & Record<string, unknown>;
+
+/** A query in the Mongo query language: field equality, $eq $ne $gt $gte $lt $lte $in $nin $exists $regex $size $elemMatch $and $or $not $nor. */
+export type Filter = Record<string, unknown>;
+
+/** 1 ascending, -1 descending; keys in priority order. */
+export type Sort = Record<string, 1 | -1>;
+
+/** $set, $unset, $inc, $push, $pull (and $addToSet). */
+export type Update = {
+	$set?: Record<string, unknown>;
+	$unset?: Record<string, true | 1 | "">;
+	$inc?: Record<string, number>;
+	$push?: Record<string, unknown>;
+	$pull?: Record<string, unknown>;
+	$addToSet?: Record<string, unknown>;
+};
+
+export interface FindOptions {
+	sort?: Sort;
+	skip?: number;
+	limit?: number;
+	/** Inclusion projection (`{ field: 1 }`); `_id` is always returned. */
+	projection?: Record<string, 1>;
+}
+
+export interface UpdateOptions {
+	/** Update every matching document (default: the first one only). */
+	multi?: boolean;
+	/** Insert when nothing matches: the filter's equality fields plus the update make the new document. */
+	upsert?: boolean;
+}
+
+export interface IndexSpec {
+	/** Fields in order (equality fields first, then the sort key); the direction matters to MongoDB only. */
+	fields: Record<string, 1 | -1>;
+	unique?: boolean;
+	/** Documents lacking the fields are left out of the index (so a unique index ignores them). */
+	sparse?: boolean;
+}
+
+export interface Collection<T extends Doc = Doc> {
+	readonly name: string;
+	ensureIndex(spec: IndexSpec): Promise<void>;
+	/** Inserts; a clash on `_id` or a unique index throws DuplicateKeyError. */
+	insert(doc: T): Promise<T>;
+	find(filter: Filter, options?: FindOptions): Promise<T[]>;
+	findOne(filter: Filter): Promise<T | null>;
+	count(filter: Filter): Promise<number>;
+	/** Returns how many documents were modified (or inserted by an upsert). */
+	update(filter: Filter, update: Update, options?: UpdateOptions): Promise<number>;
+	/** Atomically updates the first match and returns it as it is after the update, or null. */
+	findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
+	/** Returns how many documents were removed. */
+	remove(filter: Filter, options?: { multi?: boolean }): Promise<number>;
+}
+
+export interface DocumentStore {
+	/** `nedb` or `mongodb` (reported by instance stats). */
+	readonly driver: "nedb" | "mongodb";
+	collection<T extends Doc = Doc>(name: string): Collection<T>;
+	/** Throws when the store cannot serve requests (readiness). */
+	ping(): Promise<void>;
+	/** Bytes the store occupies, or -1 when it cannot be measured. */
+	sizeBytes(): Promise<number>;
+	close(): Promise<void>;
+}
+
+/** A write clashed with `_id` or a unique index. */
+export class DuplicateKeyError extends Error {
+	constructor(
+		readonly collection: string,
+		message = "duplicate key"
+	) {
+		super(`${collection}: ${message}`);
+		this.name = "DuplicateKeyError";
+	}
+}
