@@ -1,0 +1,121 @@
+import { invalidArgument } from "./errors.js";
+
+/** proto3 JSON values (contract 1.2) as they come from bodies and query strings, and as we emit them. */
+
+// The range of google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z at our precision.
+const TIMESTAMP_MIN_MS = -62135596800000;
+const TIMESTAMP_MAX_MS = 253402300799999;
+
+// RFC 3339 date-time; "T" and "Z" may be lower case (RFC 3339 5.6). Fractions stop at
+// nanoseconds, the precision of google.protobuf.Timestamp.
+const RFC3339 =
+	/^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** RFC 3339 in UTC with exactly three fractional digits and `Z`. */
+export function toTimestamp(ms: number | Date): string {
+	return new Date(ms).toISOString();
+}
+
+/** Any RFC 3339 time with an offset, as epoch milliseconds (sub-millisecond digits truncated). */
+export function parseTimestamp(value: unknown, field: string): number {
+	const invalid = () => invalidArgument(`${field} must be an RFC 3339 timestamp such as "2025-03-01T09:30:00Z"`);
+	const match = typeof value === "string" ? RFC3339.exec(value) : null;
+	if (match === null) throw invalid();
+	const [, year, month, day, hour, minute, second, fraction = "", zulu, sign, offsetHour, offsetMinute] = match;
+	const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
+	if (y < 1 || mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59) throw invalid();
+	const lastDay = DAYS_IN_MONTH[mo - 1] + (mo === 2 && isLeapYear(y) ? 1 : 0);
+	if (d < 1 || d > lastDay) throw invalid();
+	let offsetMs = 0;
+	if (zulu === undefined) {
+		const oh = Number(offsetHour);
+		const om = Number(offsetMinute);
+		if (oh > 23 || om > 59) throw invalid();
+		offsetMs = (sign === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
+	}
+	// Date.UTC reads years 0-99 as 1900-1999, so the year is set separately.
+	const date = new Date(0);
+	date.setUTCFullYear(y, mo - 1, d);
+	date.setUTCHours(h, mi, s, Number(fraction.padEnd(3, "0").slice(0, 3)));
+	const ms = date.getTime() - offsetMs;
+	if (ms < TIMESTAMP_MIN_MS || ms > TIMESTAMP_MAX_MS) throw invalid();
+	return ms;
+}
+
+function isLeapYear(year: number): boolean {
+	return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/** 64-bit integers are emitted as decimal strings. */
+export function toInt64(n: number | bigint): string {
+	return BigInt(n).toString();
+}
+
+function parseInteger(value: unknown, field: string, min: number, max: number): number {
+	let n: number;
+	if (typeof value === "number") {
+		n = value;
+	} else if (typeof value === "string" && /^-?\d+$/.test(value)) {
+		n = Number(value);
+	} else {
+		throw invalidArgument(`${field} must be an integer`);
+	}
+	if (!Number.isInteger(n) || n < min || n > max) {
+		throw invalidArgument(`${field} must be an integer between ${min} and ${max}`);
+	}
+	return n;
+}
+
+/** An int64 given as a number or a decimal string, limited to what a JS number holds exactly. */
+export function parseInt64(value: unknown, field: string): number {
+	return parseInteger(value, field, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+}
+
+export function parseInt32(value: unknown, field: string): number {
+	return parseInteger(value, field, -(2 ** 31), 2 ** 31 - 1);
+}
+
+/** A JSON boolean, or from a query string `true`/`false` in any case or `1`/`0`. */
+export function parseBool(value: unknown, field: string): boolean {
+	if (typeof value === "boolean") return value;
+	if (typeof value === "string") {
+		const lower = value.toLowerCase();
+		if (lower === "true" || value === "1") return true;
+		if (lower === "false" || value === "0") return false;
+	}
+	throw invalidArgument(`${field} must be true or false`);
+}
+
+/** An enum value by name (case-sensitive, as proto) or by number; `names` is indexed by number. */
+export function parseEnum<const T extends string>(value: unknown, names: readonly T[], field: string): T {
+	const byName = names.find((name) => name === value);
+	if (byName !== undefined) return byName;
+	const index =
+		typeof value === "number" ? value : typeof value === "string" && /^\d+$/.test(value) ? Number(value) : -1;
+	if (Number.isInteger(index) && index >= 0 && index < names.length) return names[index];
+	throw invalidArgument(`${field} must be one of ${names.join(", ")}`);
+}
+
+// Standard or URL-safe alphabet, not mixed (as Go's protojson decides between them), padding optional.
+const BASE64_STANDARD = /^[A-Za-z0-9+/]*$/;
+const BASE64_URL = /^[A-Za-z0-9_-]*$/;
+
+/** bytes: standard or URL-safe base64, padding optional. Buffer.from alone would skip invalid characters. */
+export function parseBytes(value: unknown, field: string): Buffer {
+	const invalid = () => invalidArgument(`${field} must be base64`);
+	if (typeof value !== "string") throw invalid();
+	const data = value.replace(/={1,2}$/, "");
+	const padding = value.length - data.length;
+	if (!BASE64_STANDARD.test(data) && !BASE64_URL.test(data)) throw invalid();
+	// A lone trailing character holds only 6 bits, less than a byte.
+	if (data.length % 4 === 1) throw invalid();
+	if (padding > 0 && (data.length + padding) % 4 !== 0) throw invalid();
+	return Buffer.from(data, data.includes("-") || data.includes("_") ? "base64url" : "base64");
+}
+
+/** bytes on output: standard base64 with padding. */
+export function toBytes(buf: Uint8Array): string {
+	return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString("base64");
+}
