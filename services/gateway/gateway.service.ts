@@ -1,0 +1,153 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import ApiGateway from "moleculer-web";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { unauthenticated } from "../../shared/errors.js";
+import { liveness, readiness } from "../../shared/runtime/health-server.js";
+import { readinessChecks } from "../../shared/runtime/readiness.js";
+import { resourcesOf } from "../../shared/runtime/resources.js";
+import { readJsonBody } from "./json-body.js";
+import { buildParams } from "./request-params.js";
+import { toAliasPath, type RouteSpec } from "./route-spec.js";
+import { ROUTE_TABLE } from "./route-table.js";
+import { METHOD_NOT_ALLOWED, mapError, type MappedError } from "./status.js";
+
+/** Client-supplied request ids are kept only when they are short and plain. */
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+type GatewayRequest = IncomingMessage & {
+	$ctx: Context<unknown, RequestMeta>;
+	$params: Record<string, unknown>;
+	$alias?: { spec?: RouteSpec };
+	body?: unknown;
+	query?: Record<string, unknown>;
+	parsedUrl?: string;
+};
+
+type Alias = { match(url: string): unknown };
+
+interface GatewaySettings extends ServiceSettingSchema {
+	port: number;
+	ip: string;
+	[key: string]: unknown;
+}
+
+interface GatewayMethods {
+	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest): Promise<Caller | null>;
+	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
+	sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void;
+}
+
+/** What moleculer-web adds to the service that this schema uses. */
+interface GatewayVars {
+	aliases: Alias[];
+	server: { address(): AddressInfo | string | null };
+}
+
+type GatewayThis = Service<GatewaySettings> & GatewayMethods & GatewayVars;
+
+function aliasesOf(table: readonly RouteSpec[]): Record<string, unknown> {
+	const aliases: Record<string, unknown> = {};
+	for (const spec of table) aliases[`${spec.method} ${toAliasPath(spec.path.replace(/^\/api\/v1/, ""))}`] = { action: spec.action, spec };
+	return aliases;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, head: boolean): void {
+	const text = JSON.stringify(body);
+	res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+	res.end(head ? undefined : text);
+}
+
+const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars> = {
+	name: "gateway",
+	mixins: [ApiGateway],
+	settings: {
+		port: 5230,
+		ip: "0.0.0.0",
+		log4XXResponses: false,
+		logRequest: "debug",
+		logResponse: "debug",
+		logRequestParams: null,
+		logResponseData: null,
+		optimizeOrder: false,
+		rootCallOptions(this: GatewayThis, options: { requestID?: string }, req: IncomingMessage) {
+			const given = req.headers["x-request-id"];
+			options.requestID = typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
+		},
+		routes: [
+			{
+				name: "api",
+				path: "/api/v1",
+				mappingPolicy: "restrict",
+				autoAliases: false,
+				aliases: aliasesOf(ROUTE_TABLE),
+				mergeParams: false,
+				// Bodies are read after routing, and only for operations that take one.
+				bodyParsers: false,
+				authentication: true,
+				authorization: true,
+			},
+			{
+				name: "ops",
+				path: "/",
+				mappingPolicy: "restrict",
+				autoAliases: false,
+				bodyParsers: false,
+				aliases: {
+					"GET /healthz"(this: GatewayThis, req: IncomingMessage, res: ServerResponse) {
+						const { status, body } = liveness();
+						sendJson(res, status, body, req.method === "HEAD");
+					},
+					async "GET /readyz"(this: GatewayThis, req: IncomingMessage, res: ServerResponse) {
+						const { status, body } = await readiness(readinessChecks(this.broker), false);
+						sendJson(res, status, body, req.method === "HEAD");
+					}
+				}
+			}
+		],
+		onError(this: GatewayThis, req: GatewayRequest, res: ServerResponse, err: unknown) {
+			let mapped = mapError(err);
+			// A routing miss on a path that exists under another method (contract 1.1).
+			if ((err as { name?: unknown }).name === "NotFoundError") {
+				const url = req.parsedUrl ?? (req.url ?? "/").split("?")[0];
+				if (this.aliases.some(alias => alias.match(url as string))) mapped = METHOD_NOT_ALLOWED;
+			}
+			if (mapped.unexpected) this.logger.error("request failed", err);
+			this.sendStatus(req, res, mapped);
+		}
+	},
+
+	methods: {
+		async authenticate(): Promise<Caller | null> {
+			return null;
+		},
+
+		/** Runs after authentication: access first (contract 2.2), then the body is read and the params built. */
+		async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void> {
+			const spec = req.$alias?.spec as RouteSpec;
+			if (spec.access === "signed-in" && !ctx.meta.user) throw unauthenticated();
+			const { query, params } = req.$params as { query?: Record<string, unknown>; params?: Record<string, unknown> };
+			const body = spec.body === undefined ? undefined : await readJsonBody(req, res);
+			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
+			ctx.meta.requestTime = Date.now();
+		},
+
+		sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void {
+			if (res.headersSent) {
+				res.destroy();
+				return;
+			}
+			sendJson(res, mapped.http, mapped.body, req.method === "HEAD");
+		}
+	},
+
+	created() {
+		const { config } = resourcesOf(this.broker);
+		this.settings.port = config.port;
+		this.settings.ip = config.host;
+	}
+};
+
+export default GatewayService;

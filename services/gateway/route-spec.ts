@@ -1,0 +1,52 @@
+/**
+ * One row of the gateway's route table: the HTTP side of an operation and the action that
+ * serves it. The aliases of moleculer-web and the OpenAPI document are both made from
+ * these rows, so they cannot drift apart.
+ */
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/**
+ * Who may call an operation (contract 2.2):
+ * - `anyone`: anonymous callers on every instance;
+ * - `public-instance`: anonymous callers only when the ACCESS setting is PUBLIC;
+ * - `signed-in`: a valid access token is required.
+ */
+export type Access = "anyone" | "public-instance" | "signed-in";
+
+export interface RouteSpec {
+	/** The operation's name in the contract, e.g. `GetInstanceProfile`; unique. */
+	operation: string;
+	method: HttpMethod;
+	/** Contract form: `/api/v1/memos/{memo}`; a custom method keeps its colon (`/api/v1/attachments:batchDelete`). */
+	path: string;
+	action: string;
+	access: Access;
+	/**
+	 * Where the JSON body goes in the action's params (gRPC transcoding): `*` merges its
+	 * fields, a name nests it under that field, absent means the operation takes no body.
+	 */
+	body?: "*" | string;
+	/** The operation answers `Empty`: 200 with a zero-length body. */
+	empty?: boolean;
+	summary: string;
+}
+
+/** `{memo}` → `:memo`, and a literal colon escaped for path-to-regexp 8. */
+export function toAliasPath(contractPath: string): string {
+	return contractPath
+		.split("/")
+		.map(segment => {
+			const param = /^\{([A-Za-z][A-Za-z0-9_-]*)\}$/.exec(segment);
+			if (param) return `:${param[1]}`;
+			const custom = /^(\{[A-Za-z][A-Za-z0-9_-]*\}|[^{}:]*):([A-Za-z]+)$/.exec(segment);
+			if (custom) return `${toAliasPath(custom[1] as string)}\\:${custom[2]}`;
+			return segment;
+		})
+		.join("/");
+}
+
+/** The path parameters of a contract path, in order. */
+export function pathParams(contractPath: string): string[] {
+	return [...contractPath.matchAll(/\{([A-Za-z][A-Za-z0-9_-]*)\}/g)].map(m => m[1] as string);
+}

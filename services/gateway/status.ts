@@ -1,0 +1,70 @@
+import { GRPC_CODES, isGrpcCodeName, type GrpcCodeName } from "../../shared/errors.js";
+
+/** The contract's error body (1.8). */
+export interface StatusBody {
+	code: number;
+	message: string;
+	details: [];
+}
+
+export interface MappedError {
+	http: number;
+	body: StatusBody;
+	/** True when the cause is ours, not the client's: it is logged, never shown. */
+	unexpected: boolean;
+}
+
+type ErrorLike = { name?: unknown; type?: unknown; message?: unknown; data?: unknown; status?: unknown };
+
+function status(grpc: GrpcCodeName, message: string, unexpected = false): MappedError {
+	const { code, http } = GRPC_CODES[grpc];
+	return { http, body: { code, message, details: [] }, unexpected };
+}
+
+/** Moleculer's parameter validator reports the first failing field. */
+function validationMessage(data: unknown): string {
+	const first = Array.isArray(data) ? (data[0] as { message?: unknown } | undefined) : undefined;
+	return typeof first?.message === "string" ? `invalid argument: ${first.message}` : "invalid argument";
+}
+
+/** Failures of the body parser (body-parser sets `type` to `entity.*`) are the client's. */
+const BODY_PARSER_MESSAGES: Record<string, string> = {
+	"entity.parse.failed": "invalid JSON body",
+	"entity.too.large": "request body is larger than 64 MiB",
+	"entity.verify.failed": "invalid request body",
+	"encoding.unsupported": "unsupported content encoding",
+	"charset.unsupported": "unsupported charset",
+	"request.aborted": "request aborted",
+	"request.size.invalid": "request body size does not match Content-Length",
+	"stream.encoding.set": "invalid request body"
+};
+
+/** Maps any error raised while serving a request to the Status body and HTTP status. */
+export function mapError(error: unknown): MappedError {
+	const err = (typeof error === "object" && error !== null ? error : {}) as ErrorLike;
+	const name = typeof err.name === "string" ? err.name : "";
+	const type = typeof err.type === "string" ? err.type : "";
+
+	if (name === "ServiceError" && isGrpcCodeName(type)) return status(type, String(err.message ?? ""));
+	if (type === "VALIDATION_ERROR") return status("INVALID_ARGUMENT", validationMessage(err.data));
+	if (Object.hasOwn(BODY_PARSER_MESSAGES, type)) return status("INVALID_ARGUMENT", BODY_PARSER_MESSAGES[type] as string);
+	switch (name) {
+		case "PayloadTooLarge":
+			return status("INVALID_ARGUMENT", BODY_PARSER_MESSAGES["entity.too.large"] as string);
+		case "NotFoundError":
+			return status("NOT_FOUND", "Not Found");
+		case "ServiceNotFoundError":
+		case "ServiceNotAvailableError":
+		case "ServiceUnavailableError":
+		case "RequestTimeoutError":
+		case "BrokerDisconnectedError":
+			return status("UNAVAILABLE", "service unavailable");
+		case "QueueIsFullError":
+			return status("RESOURCE_EXHAUSTED", "too many requests in flight, retry later");
+		case "RateLimitExceeded":
+			return status("RESOURCE_EXHAUSTED", "rate limit exceeded");
+	}
+	return status("INTERNAL", "internal error", true);
+}
+
+export const METHOD_NOT_ALLOWED: MappedError = status("UNIMPLEMENTED", "Method Not Allowed");

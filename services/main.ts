@@ -1,0 +1,40 @@
+import { ConfigError, loadConfig } from "../shared/runtime/config.js";
+import { startNode } from "../shared/runtime/node.js";
+import { CATALOG } from "./catalog.js";
+
+/** The process entry point of both run modes: `SERVICES` decides what this process runs. */
+async function main(): Promise<void> {
+	let config;
+	try {
+		config = loadConfig();
+	} catch (err) {
+		if (err instanceof ConfigError) {
+			console.error(`memos: invalid configuration: ${err.message}`);
+			process.exit(2);
+		}
+		throw err;
+	}
+
+	let node;
+	try {
+		node = await startNode(config, CATALOG);
+	} catch (err) {
+		console.error(`memos: start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+		process.exit(1);
+	}
+
+	const shutdown = (signal: string) => {
+		node.broker.logger.info(`${signal} received, shutting down`);
+		node.stop().then(
+			() => process.exit(0),
+			err => {
+				console.error(`memos: shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+				process.exit(1);
+			}
+		);
+	};
+	process.once("SIGTERM", () => shutdown("SIGTERM"));
+	process.once("SIGINT", () => shutdown("SIGINT"));
+}
+
+void main();

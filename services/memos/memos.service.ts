@@ -1,0 +1,8 @@
+import type { ServiceSchema } from "moleculer";
+
+/** Owns its part of the contract; its operations are added to this schema as they are built. */
+const MemosService: ServiceSchema = {
+	name: "memos"
+};
+
+export default MemosService;

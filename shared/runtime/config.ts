@@ -1,0 +1,181 @@
+import os from "node:os";
+import path from "node:path";
+
+/** Every service a process can run; `SERVICES` picks from these. */
+export const SERVICE_NAMES = ["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export interface S3Config {
+	endPoint: string;
+	port: number;
+	useSSL: boolean;
+	accessKey: string;
+	secretKey: string;
+	bucket: string;
+	region: string;
+}
+
+export interface Config {
+	services: ServiceName[];
+	nodeId: string;
+	host: string;
+	port: number;
+	healthPort: number;
+	metricsPort: number;
+	metricsEnabled: boolean;
+	dataDir: string;
+	transporter: string | undefined;
+	mongoUrl: string | undefined;
+	s3: S3Config | undefined;
+	logLevel: LogLevel;
+	requestTimeoutMs: number;
+	shutdownTimeoutMs: number;
+	instanceUrl: string;
+	commit: string;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A configuration value that stops start-up; the message names the variable. */
+export class ConfigError extends Error {
+	constructor(variable: string, problem: string) {
+		super(`${variable}: ${problem}`);
+		this.name = "ConfigError";
+	}
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The documented variables with their defaults. README's configuration table lists the
+ * same; `test/unit/config.test.ts` checks that the two agree.
+ */
+export const ENV_DEFAULTS = {
+	SERVICES: SERVICE_NAMES.join(","),
+	NODE_ID: "<hostname>-<pid>",
+	HOST: "0.0.0.0",
+	PORT: "5230",
+	HEALTH_PORT: "3001",
+	METRICS_PORT: "3030",
+	METRICS_ENABLED: "true",
+	DATA_DIR: "./data",
+	TRANSPORTER: "",
+	MONGO_URL: "",
+	S3_ENDPOINT: "",
+	S3_PORT: "",
+	S3_USE_SSL: "true",
+	S3_ACCESS_KEY: "",
+	S3_SECRET_KEY: "",
+	S3_BUCKET: "memos",
+	S3_REGION: "us-east-1",
+	LOG_LEVEL: "info",
+	REQUEST_TIMEOUT_MS: "10000",
+	SHUTDOWN_TIMEOUT_MS: "10000",
+	INSTANCE_URL: "",
+	COMMIT: ""
+} as const;
+
+function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
+	const raw = env[name]?.trim();
+	return raw === undefined || raw === "" ? ENV_DEFAULTS[name] : raw;
+}
+
+function port(env: Env, name: keyof typeof ENV_DEFAULTS): number {
+	const raw = value(env, name);
+	if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw new ConfigError(name, `must be a port number 0-65535 (0 picks a free port), got ${JSON.stringify(raw)}`);
+	return Number(raw);
+}
+
+function bool(env: Env, name: keyof typeof ENV_DEFAULTS): boolean {
+	const raw = value(env, name).toLowerCase();
+	if (raw === "true" || raw === "1") return true;
+	if (raw === "false" || raw === "0") return false;
+	throw new ConfigError(name, `must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+function positiveInt(env: Env, name: keyof typeof ENV_DEFAULTS): number {
+	const raw = value(env, name);
+	if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new ConfigError(name, `must be a positive integer, got ${JSON.stringify(raw)}`);
+	return Number(raw);
+}
+
+function url(env: Env, name: keyof typeof ENV_DEFAULTS, protocols: string[]): string | undefined {
+	const raw = value(env, name);
+	if (raw === "") return undefined;
+	let parsed: URL;
+	try {
+		parsed = new URL(raw);
+	} catch {
+		throw new ConfigError(name, `is not a valid URL: ${JSON.stringify(redact(raw))}`);
+	}
+	if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(" or ")}, got ${JSON.stringify(parsed.protocol)}`);
+	if (parsed.hostname === "") throw new ConfigError(name, "has no host");
+	return raw;
+}
+
+/** Credentials in a URL never reach a message or a log line. */
+export function redact(raw: string): string {
+	return raw.replace(/\/\/[^/@]*@/, "//***@");
+}
+
+function services(env: Env): ServiceName[] {
+	const raw = value(env, "SERVICES");
+	const names = raw === "*" || raw.toLowerCase() === "all" ? [...SERVICE_NAMES] : raw.split(",").map(s => s.trim()).filter(Boolean);
+	if (names.length === 0) throw new ConfigError("SERVICES", "names no service");
+	for (const name of names) {
+		if (!(SERVICE_NAMES as readonly string[]).includes(name)) throw new ConfigError("SERVICES", `unknown service ${JSON.stringify(name)} (known: ${SERVICE_NAMES.join(", ")})`);
+	}
+	return [...new Set(names)] as ServiceName[];
+}
+
+function s3(env: Env): S3Config | undefined {
+	const endpoint = value(env, "S3_ENDPOINT");
+	if (endpoint === "") return undefined;
+	// MinIO's client takes a bare host name; a URL is accepted too and its parts used.
+	let endPoint = endpoint;
+	let useSSL = bool(env, "S3_USE_SSL");
+	let portFromUrl: number | undefined;
+	if (/^[a-z]+:\/\//i.test(endpoint)) {
+		const parsed = new URL(url(env, "S3_ENDPOINT", ["http:", "https:"]) as string);
+		endPoint = parsed.hostname;
+		useSSL = parsed.protocol === "https:";
+		portFromUrl = parsed.port === "" ? undefined : Number(parsed.port);
+	} else if (!/^[A-Za-z0-9.-]+$/.test(endpoint) && !/^\[[0-9a-fA-F:]+\]$/.test(endpoint)) {
+		throw new ConfigError("S3_ENDPOINT", `must be a host name or an http(s) URL, got ${JSON.stringify(endpoint)}`);
+	}
+	const explicitPort = value(env, "S3_PORT") === "" ? undefined : port(env, "S3_PORT");
+	const accessKey = value(env, "S3_ACCESS_KEY");
+	const secretKey = value(env, "S3_SECRET_KEY");
+	if (accessKey === "") throw new ConfigError("S3_ACCESS_KEY", "is required when S3_ENDPOINT is set");
+	if (secretKey === "") throw new ConfigError("S3_SECRET_KEY", "is required when S3_ENDPOINT is set");
+	const bucket = value(env, "S3_BUCKET");
+	if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError("S3_BUCKET", `is not a valid bucket name: ${JSON.stringify(bucket)}`);
+	return { endPoint, port: explicitPort ?? portFromUrl ?? (useSSL ? 443 : 80), useSSL, accessKey, secretKey, bucket, region: value(env, "S3_REGION") };
+}
+
+/** Reads and checks the environment; throws ConfigError on the first bad value. */
+export function loadConfig(env: Env = process.env): Config {
+	const logLevel = value(env, "LOG_LEVEL").toLowerCase();
+	if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
+	const nodeId = env.NODE_ID?.trim() || `${os.hostname()}-${process.pid}`;
+	if (!/^[A-Za-z0-9._-]{1,128}$/.test(nodeId)) throw new ConfigError("NODE_ID", `may hold letters, digits, '.', '_' and '-' only, got ${JSON.stringify(nodeId)}`);
+	return {
+		services: services(env),
+		nodeId,
+		host: value(env, "HOST"),
+		port: port(env, "PORT"),
+		healthPort: port(env, "HEALTH_PORT"),
+		metricsPort: port(env, "METRICS_PORT"),
+		metricsEnabled: bool(env, "METRICS_ENABLED"),
+		dataDir: path.resolve(value(env, "DATA_DIR")),
+		transporter: url(env, "TRANSPORTER", ["nats:", "tls:"]),
+		mongoUrl: url(env, "MONGO_URL", ["mongodb:", "mongodb+srv:"]),
+		s3: s3(env),
+		logLevel: logLevel as LogLevel,
+		requestTimeoutMs: positiveInt(env, "REQUEST_TIMEOUT_MS"),
+		shutdownTimeoutMs: positiveInt(env, "SHUTDOWN_TIMEOUT_MS"),
+		instanceUrl: url(env, "INSTANCE_URL", ["http:", "https:"]) ?? "",
+		commit: value(env, "COMMIT")
+	};
+}

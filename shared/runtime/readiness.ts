@@ -1,0 +1,39 @@
+import type { ServiceBroker } from "moleculer";
+import { SERVICE_NAMES } from "./config.js";
+import type { ReadinessCheck } from "./health-server.js";
+import { resourcesOf } from "./resources.js";
+
+/** The names of required services (contract 13) that no available node offers. */
+export function missingServices(broker: ServiceBroker): string[] {
+	const available = new Set(
+		broker.registry.getServiceList({ onlyAvailable: true, skipInternal: true }).map(s => s.name)
+	);
+	return SERVICE_NAMES.filter(name => !available.has(name));
+}
+
+/** What `/readyz` checks on this process: its own stores and transporter; the gateway also checks every required service. */
+export function readinessChecks(broker: ServiceBroker): ReadinessCheck[] {
+	const { documents, blobs, config } = resourcesOf(broker);
+	const checks: ReadinessCheck[] = [];
+	if (documents) checks.push({ name: "documents", check: () => documents.ping() });
+	if (blobs) checks.push({ name: "blobs", check: () => blobs.ping() });
+	if (config.transporter) {
+		checks.push({
+			name: "transporter",
+			check: async () => {
+				if (!broker.transit?.connected) throw new Error("transporter disconnected");
+			}
+		});
+	}
+	if (config.services.includes("gateway")) {
+		for (const name of SERVICE_NAMES) {
+			checks.push({
+				name,
+				check: async () => {
+					if (missingServices(broker).includes(name)) throw new Error(`${name} has no available node`);
+				}
+			});
+		}
+	}
+	return checks;
+}

@@ -1,0 +1,25 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Context, Middleware } from "moleculer";
+
+/**
+ * The request id of the action being served, kept in async-local storage so that every
+ * log line written while serving it carries the id, whichever node writes it (Moleculer
+ * propagates `ctx.requestID` across the transporter).
+ */
+const store = new AsyncLocalStorage<{ requestId: string }>();
+
+export function currentRequestId(): string | undefined {
+	return store.getStore()?.requestId;
+}
+
+type Handler = (ctx: Context) => Promise<unknown>;
+
+function withRequestId(next: Handler): Handler {
+	return ctx => (ctx.requestID ? store.run({ requestId: ctx.requestID }, () => next(ctx)) : next(ctx));
+}
+
+export const RequestContextMiddleware: Middleware = {
+	name: "RequestContext",
+	localAction: withRequestId,
+	localEvent: withRequestId
+} as Middleware;

@@ -1,0 +1,55 @@
+import { Errors } from "moleculer";
+import { ServiceError } from "../../shared/errors.js";
+import { mapError } from "../../services/gateway/status.js";
+
+describe("error to Status mapping (contract 1.8)", () => {
+	test("service errors keep their gRPC code and message", () => {
+		expect(mapError(new ServiceError("FAILED_PRECONDITION", "memo is archived"))).toEqual({
+			http: 400,
+			body: { code: 9, message: "memo is archived", details: [] },
+			unexpected: false
+		});
+	});
+
+	test("a service error that crossed the transporter (plain Error with name and type) maps the same", () => {
+		const remote = Object.assign(new Error("no such memo"), { name: "ServiceError", type: "NOT_FOUND", code: 404 });
+		expect(mapError(remote).http).toBe(404);
+		expect(mapError(remote).body).toEqual({ code: 5, message: "no such memo", details: [] });
+	});
+
+	test.each([
+		["ALREADY_EXISTS", 409, 6],
+		["PERMISSION_DENIED", 403, 7],
+		["RESOURCE_EXHAUSTED", 429, 8],
+		["UNAUTHENTICATED", 401, 16],
+		["UNAVAILABLE", 503, 14],
+		["CANCELLED", 499, 1],
+		["DEADLINE_EXCEEDED", 504, 4]
+	] as const)("%s answers HTTP %d with code %d", (name, http, code) => {
+		const mapped = mapError(new ServiceError(name, "x"));
+		expect(mapped.http).toBe(http);
+		expect(mapped.body.code).toBe(code);
+	});
+
+	test("parameter validation failures are INVALID_ARGUMENT", () => {
+		const err = new Errors.ValidationError("Parameters validation error!", "VALIDATION_ERROR", [{ field: "pageSize", message: "The 'pageSize' field must be a number." }]);
+		expect(mapError(err).body).toEqual({ code: 3, message: "invalid argument: The 'pageSize' field must be a number.", details: [] });
+	});
+
+	test("body parser failures are INVALID_ARGUMENT", () => {
+		expect(mapError(Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed", status: 400 })).body.code).toBe(3);
+		expect(mapError(Object.assign(new Error("too large"), { type: "entity.too.large", status: 413 })).http).toBe(400);
+	});
+
+	test("an unreachable service is UNAVAILABLE", () => {
+		expect(mapError(new Errors.ServiceNotFoundError({ action: "instance.getProfile" })).body.code).toBe(14);
+		expect(mapError(new Errors.RequestTimeoutError({ action: "instance.getProfile", nodeID: "n1" })).http).toBe(503);
+	});
+
+	test("anything else is INTERNAL with a generic message and no detail", () => {
+		const mapped = mapError(new TypeError("Cannot read properties of undefined (reading 'secret')"));
+		expect(mapped).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });
+		expect(mapError("a string").body.code).toBe(13);
+		expect(mapError(null).body.code).toBe(13);
+	});
+});
