@@ -3,7 +3,9 @@ import type { RequestMeta } from "../../shared/caller.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import type { SetupState } from "../auth/auth.service.js";
+import { INSTANCE_SETTING_KEYS, type InstanceSettingKey } from "../../shared/names.js";
 import { toProfileJson, type AccessMode } from "./profile.js";
+import { SETTING_DEFAULTS } from "./setting-defaults.js";
 
 interface SettingDoc extends Doc {
 	value: Record<string, unknown>;
@@ -23,6 +25,16 @@ const InstanceService: ServiceSchema<ServiceSettingSchema, InstanceMethods> = {
 				const [setup, accessMode] = await Promise.all([ctx.call<SetupState>("auth.setupState"), this.readAccessMode()]);
 				const { instanceUrl, commit } = resourcesOf(this.broker).config;
 				return toProfileJson(setup, accessMode, { instanceUrl, commit });
+			}
+		},
+
+		/** A setting's effective value for other services (secrets included; never routed to clients). */
+		settingValue: {
+			visibility: "public",
+			params: { key: { type: "enum", values: [...INSTANCE_SETTING_KEYS] } },
+			async handler(ctx: Context<{ key: InstanceSettingKey }>): Promise<Record<string, unknown>> {
+				const stored = await this.settingsCollection().findOne({ _id: ctx.params.key });
+				return { ...SETTING_DEFAULTS[ctx.params.key], ...stored?.value };
 			}
 		},
 
