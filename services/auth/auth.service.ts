@@ -1,4 +1,4 @@
-import type { ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Collection } from "../../shared/store/document-store.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { USERS, type UserDoc } from "./user-doc.js";
@@ -6,6 +6,14 @@ import { toUserJson } from "./user-json.js";
 
 interface AuthMethods {
 	users(): Collection<UserDoc>;
+}
+
+/** What other services need of a user. */
+export interface UserRef {
+	id: string;
+	username: string;
+	role: "ADMIN" | "USER";
+	state: "NORMAL" | "ARCHIVED";
 }
 
 export interface SetupState {
@@ -18,6 +26,27 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods> = {
 	name: "auth",
 
 	actions: {
+		/**
+		 * Users by internal id or by username, for services that store user ids and show
+		 * `users/{username}` names (one call per request, never one per item).
+		 */
+		lookupUsers: {
+			visibility: "public",
+			params: {
+				ids: { type: "array", items: "string", optional: true },
+				usernames: { type: "array", items: "string", optional: true }
+			},
+			async handler(ctx: Context<{ ids?: string[]; usernames?: string[] }>): Promise<UserRef[]> {
+				const { ids = [], usernames = [] } = ctx.params;
+				if (ids.length === 0 && usernames.length === 0) return [];
+				const found = await this.users().find(
+					{ $or: [{ _id: { $in: ids } }, { username: { $in: usernames } }] },
+					{ projection: { username: 1, role: 1, state: 1 } }
+				);
+				return found.map(u => ({ id: u._id, username: u.username, role: u.role, state: u.state }));
+			}
+		},
+
 		/** What the instance profile needs to know of the users (contract 4.10). */
 		setupState: {
 			visibility: "public",
