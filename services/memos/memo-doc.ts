@@ -1,0 +1,44 @@
+/** Flags derived from content (contract 5.2), stored so filters can use them. */
+export interface MemoProperty {
+	hasLink: boolean;
+	hasTaskList: boolean;
+	hasCode: boolean;
+	hasIncompleteTasks: boolean;
+	title: string;
+}
+
+export interface MemoLocation {
+	placeholder: string;
+	latitude: number;
+	longitude: number;
+}
+
+export type Visibility = "PRIVATE" | "PROTECTED" | "PUBLIC" | "SPACE";
+export type MemoState = "NORMAL" | "ARCHIVED";
+
+/**
+ * A memo as the memos service stores it (collection `memos`). Times are epoch milliseconds;
+ * `seq` is a creation sequence that breaks ties between equal sort keys (contract 6.4).
+ * `creatorId` is the auth service's internal user id; names are resolved per request.
+ */
+export interface MemoDoc {
+	_id: string;
+	seq: number;
+	creatorId: string;
+	content: string;
+	visibility: Visibility;
+	state: MemoState;
+	pinned: boolean;
+	createTime: number;
+	updateTime: number;
+	tags: string[];
+	property: MemoProperty;
+	snippet: string;
+	location: MemoLocation | null;
+	spaceId: string | null;
+	/** Set while the memo is soft-deleted (contract 7.6). */
+	deleteTime: number | null;
+	[key: string]: unknown;
+}
+
+export const MEMOS = "memos";
