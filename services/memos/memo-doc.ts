@@ -36,6 +36,8 @@ export interface MemoDoc {
 	snippet: string;
 	location: MemoLocation | null;
 	spaceId: string | null;
+	/** The commented memo's id while this memo is a comment (contract 7.7); null for top-level memos. */
+	parentId: string | null;
 	/** Set while the memo is soft-deleted (contract 7.6). */
 	deleteTime: number | null;
 	[key: string]: unknown;
