@@ -1,25 +1,62 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
+import { SETTING_UPDATED_EVENT } from "../../shared/settings/instance-settings.mixin.js";
 import type { SetupState } from "../auth/auth.service.js";
-import { INSTANCE_SETTING_KEYS, type InstanceSettingKey } from "../../shared/names.js";
+import { INSTANCE_SETTING_KEYS, parseSettingKey, parseSettingName, type InstanceSettingKey } from "../../shared/names.js";
 import { toProfileJson, type AccessMode } from "./profile.js";
-import { SETTING_DEFAULTS } from "./setting-defaults.js";
+import { requireAdmin, settingReadView } from "./setting-access.js";
+import { effectiveSetting, parseEmailSetting, parseSettingBody, toSettingJson, type SettingValue } from "./setting-json.js";
+import { mergeSetting, parseSettingMask } from "./setting-mask.js";
+import { keepStoredSecrets } from "./setting-secrets.js";
+import { validateSetting } from "./setting-validation.js";
+import { ownerCounters, STATS_OWNERS, toStatsJson, type OwnerCounters } from "./stats.js";
+import { checkRecipient, resolveSmtpSettings, sendTestEmail, TEST_EMAIL_TIMEOUT_MS } from "./test-email.js";
 
 interface SettingDoc extends Doc {
-	value: Record<string, unknown>;
+	value: SettingValue;
+}
+
+interface InstanceSettings extends ServiceSettingSchema {
+	/** Time limit of the SMTP exchange of TestInstanceEmailSetting (contract 11.5); tests shorten it. */
+	testEmailTimeoutMs: number;
+	/** How long InstanceStats may be served from cache (contract 4.11). */
+	statsCacheMs: number;
 }
 
 interface InstanceMethods {
 	settingsCollection(): Collection<SettingDoc>;
+	storedSetting(key: InstanceSettingKey): Promise<SettingValue | undefined>;
 	readAccessMode(): Promise<AccessMode>;
+	identityProviderCount(ctx: Context<unknown, RequestMeta>): Promise<number>;
+	callerEmail(ctx: Context<unknown, RequestMeta>): Promise<string>;
+	gatherStats(ctx: Context<unknown, RequestMeta>): Promise<Record<string, unknown>>;
 }
 
-const InstanceService: ServiceSchema<ServiceSettingSchema, InstanceMethods> = {
+interface InstanceVars {
+	statsCache: { value: Promise<Record<string, unknown>>; expires: number } | undefined;
+}
+
+const SETTINGS = "instance_settings";
+const BATCH_GET_MAX = 100;
+
+// Above the SMTP time limit, so that limit answers first. (ActionSchema's type lacks `timeout`.)
+const TEST_EMAIL_CALL_LIMIT = { timeout: TEST_EMAIL_TIMEOUT_MS + 5_000 };
+
+type SettingParams = { setting?: unknown; updateMask?: unknown } & Record<string, unknown>;
+
+const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, InstanceVars> = {
 	name: "instance",
 
+	settings: {
+		testEmailTimeoutMs: TEST_EMAIL_TIMEOUT_MS,
+		statsCacheMs: 60_000
+	},
+
 	actions: {
+		/** GET /api/v1/instance/profile (contract 4.10). */
 		getProfile: {
 			async handler(ctx: Context<unknown, RequestMeta>) {
 				const [setup, accessMode] = await Promise.all([ctx.call<SetupState>("auth.setupState"), this.readAccessMode()]);
@@ -28,13 +65,87 @@ const InstanceService: ServiceSchema<ServiceSettingSchema, InstanceMethods> = {
 			}
 		},
 
+		/** GET /api/v1/instance/stats (contract 4.11): admins only, cached. */
+		getStats: {
+			async handler(ctx: Context<unknown, RequestMeta>) {
+				requireAdmin(ctx.meta.user, "read the instance statistics");
+				const now = Date.now();
+				if (this.statsCache && this.statsCache.expires > now) return this.statsCache.value;
+				const value = this.gatherStats(ctx);
+				this.statsCache = { value, expires: now + this.settings.statsCacheMs };
+				value.catch(() => (this.statsCache = undefined));
+				return value;
+			}
+		},
+
+		/** GET /api/v1/instance/settings/{setting} (contract 11.1, 11.2). */
+		getSetting: {
+			async handler(ctx: Context<SettingParams, RequestMeta>) {
+				const key = parseSettingKey(String(ctx.params.setting ?? ""), "name");
+				const view = settingReadView(key, ctx.meta.user);
+				return toSettingJson(key, await this.storedSetting(key), view);
+			}
+		},
+
+		/** POST /api/v1/instance/settings:batchGet (contract 11.3): all or nothing, in request order. */
+		batchGetSettings: {
+			async handler(ctx: Context<{ names?: unknown }, RequestMeta>) {
+				const names = ctx.params.names ?? [];
+				if (!Array.isArray(names)) throw invalidArgument("names must be an array of setting names");
+				if (names.length > BATCH_GET_MAX) throw invalidArgument(`names: at most ${BATCH_GET_MAX} names`);
+				const requested = names.map((name, i) => {
+					if (typeof name !== "string") throw invalidArgument(`names[${i}] must be a string`);
+					const key = parseSettingName(name, `names[${i}]`);
+					return { key, view: settingReadView(key, ctx.meta.user) };
+				});
+				if (requested.length === 0) return { settings: [] };
+				const docs = await this.settingsCollection().find({ _id: { $in: [...new Set(requested.map(r => r.key))] } });
+				const stored = new Map(docs.map(doc => [doc._id, doc.value]));
+				return { settings: requested.map(({ key, view }) => toSettingJson(key, stored.get(key), view)) };
+			}
+		},
+
+		/** PATCH /api/v1/instance/settings/{setting} (contract 11.4): admins only, checked whole before it is stored. */
+		updateSetting: {
+			async handler(ctx: Context<SettingParams, RequestMeta>) {
+				requireAdmin(ctx.meta.user, "change instance settings");
+				const key = parseSettingKey(String(ctx.params.setting ?? ""), "name");
+				const mask = parseSettingMask(key, ctx.params.updateMask);
+				const body = parseSettingBody(key, ctx.params);
+				const stored = await this.storedSetting(key);
+				const next = mergeSetting(key, stored, body, mask);
+				keepStoredSecrets(key, next, stored);
+				validateSetting(key, next);
+				if (key === "GENERAL" && next.disallowPasswordAuth === true && (await this.identityProviderCount(ctx)) === 0) {
+					throw failedPrecondition("password sign-in cannot be disabled while no identity provider exists");
+				}
+				await this.settingsCollection().update({ _id: key }, { $set: { value: next } }, { upsert: true });
+				await this.broker.broadcast(SETTING_UPDATED_EVENT, { key });
+				return toSettingJson(key, next, "admin");
+			}
+		},
+
+		/** POST /api/v1/instance/settings/notification:testEmail (contract 11.5): nothing is stored. */
+		testEmailSetting: {
+			...TEST_EMAIL_CALL_LIMIT,
+			async handler(ctx: Context<{ email?: unknown; recipientEmail?: unknown }, RequestMeta>) {
+				requireAdmin(ctx.meta.user, "test the e-mail settings");
+				const given = ctx.params.email === undefined || ctx.params.email === null ? undefined : parseEmailSetting(ctx.params.email);
+				const stored = (await this.storedSetting("NOTIFICATION"))?.email as SettingValue | undefined;
+				const smtp = resolveSmtpSettings(given, stored);
+				const { recipientEmail } = ctx.params;
+				if (recipientEmail !== undefined && recipientEmail !== null && typeof recipientEmail !== "string") throw invalidArgument("recipientEmail must be a string");
+				const recipient = checkRecipient(recipientEmail?.trim() || (await this.callerEmail(ctx)));
+				await sendTestEmail(smtp, recipient, this.settings.testEmailTimeoutMs);
+			}
+		},
+
 		/** A setting's effective value for other services (secrets included; never routed to clients). */
 		settingValue: {
 			visibility: "public",
 			params: { key: { type: "enum", values: [...INSTANCE_SETTING_KEYS] } },
-			async handler(ctx: Context<{ key: InstanceSettingKey }>): Promise<Record<string, unknown>> {
-				const stored = await this.settingsCollection().findOne({ _id: ctx.params.key });
-				return { ...SETTING_DEFAULTS[ctx.params.key], ...stored?.value };
+			async handler(ctx: Context<{ key: InstanceSettingKey }>): Promise<SettingValue> {
+				return effectiveSetting(ctx.params.key, await this.storedSetting(ctx.params.key));
 			}
 		},
 
@@ -49,13 +160,50 @@ const InstanceService: ServiceSchema<ServiceSettingSchema, InstanceMethods> = {
 
 	methods: {
 		settingsCollection() {
-			return documentsOf(this.broker).collection<SettingDoc>("instance_settings");
+			return documentsOf(this.broker).collection<SettingDoc>(SETTINGS);
+		},
+
+		async storedSetting(key: InstanceSettingKey): Promise<SettingValue | undefined> {
+			const doc = await this.settingsCollection().findOne({ _id: key });
+			return doc?.value;
 		},
 
 		async readAccessMode(): Promise<AccessMode> {
-			const stored = await this.settingsCollection().findOne({ _id: "ACCESS" });
-			return stored?.value.accessMode === "INSTANCE_ACCESS_MODE_PUBLIC" ? "INSTANCE_ACCESS_MODE_PUBLIC" : "INSTANCE_ACCESS_MODE_PRIVATE";
+			const stored = await this.storedSetting("ACCESS");
+			return stored?.accessMode === "INSTANCE_ACCESS_MODE_PUBLIC" ? "INSTANCE_ACCESS_MODE_PUBLIC" : "INSTANCE_ACCESS_MODE_PRIVATE";
+		},
+
+		async identityProviderCount(ctx: Context<unknown, RequestMeta>): Promise<number> {
+			const answer = await ctx.call<{ identityProviders?: unknown[] }>("auth.listIdentityProviders");
+			return Array.isArray(answer?.identityProviders) ? answer.identityProviders.length : 0;
+		},
+
+		async callerEmail(ctx: Context<unknown, RequestMeta>): Promise<string> {
+			const answer = await ctx.call<{ user?: { email?: unknown } }>("auth.getCurrentUser");
+			return typeof answer?.user?.email === "string" ? answer.user.email : "";
+		},
+
+		async gatherStats(ctx: Context<unknown, RequestMeta>): Promise<Record<string, unknown>> {
+			const owners = Object.keys(STATS_OWNERS) as (keyof typeof STATS_OWNERS)[];
+			const parts = await Promise.all(
+				owners.map(async owner => {
+					try {
+						return ownerCounters(owner, await ctx.call(`${owner}.stats`));
+					} catch (err) {
+						// An owner that is down or has no counters yet reads as 0 / -1 rather than failing the page.
+						this.logger.warn(`instance stats: no counters from ${owner}`, (err as Error).name);
+						return {};
+					}
+				})
+			);
+			const documents = documentsOf(this.broker);
+			const counters: OwnerCounters = Object.assign({}, ...parts);
+			return toStatsJson(counters, { driver: documents.driver, sizeBytes: await documents.sizeBytes() }, Date.now());
 		}
+	},
+
+	created() {
+		this.statsCache = undefined;
 	}
 };
 

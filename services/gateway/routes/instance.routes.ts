@@ -1,5 +1,10 @@
 import type { RouteSpec } from "../route-spec.js";
 
+/**
+ * InstanceService (contract 11). The setting routes are written `/api/v1/instance/{instance}/*`
+ * in the specification; their canonical form (11.1) fixes `{instance}` to `settings`, so any
+ * other value is not a route. Read rights depend on the key (11.2), so the service decides them.
+ */
 export const instanceRoutes: RouteSpec[] = [
 	{
 		operation: "GetInstanceProfile",
@@ -8,5 +13,49 @@ export const instanceRoutes: RouteSpec[] = [
 		action: "instance.getProfile",
 		access: "anyone",
 		summary: "The instance's profile: version, owner, whether it needs set-up, access mode."
+	},
+	{
+		operation: "GetInstanceStats",
+		method: "GET",
+		path: "/api/v1/instance/stats",
+		action: "instance.getStats",
+		access: "signed-in",
+		summary: "Counts of users, memos, attachments and spaces, and storage sizes (admins only)."
+	},
+	{
+		operation: "BatchGetInstanceSettings",
+		method: "POST",
+		path: "/api/v1/instance/settings:batchGet",
+		action: "instance.batchGetSettings",
+		access: "anyone",
+		body: "*",
+		summary: "Several instance settings in request order; each key's read rights apply."
+	},
+	{
+		operation: "TestInstanceEmailSetting",
+		method: "POST",
+		path: "/api/v1/instance/settings/notification:testEmail",
+		action: "instance.testEmailSetting",
+		access: "signed-in",
+		body: "*",
+		empty: true,
+		summary: "Sends one test message with the given or stored SMTP settings (admins only); nothing is stored."
+	},
+	{
+		operation: "GetInstanceSetting",
+		method: "GET",
+		path: "/api/v1/instance/settings/{setting}",
+		action: "instance.getSetting",
+		access: "anyone",
+		summary: "One instance setting by key (case-insensitive); public keys are readable by anyone."
+	},
+	{
+		operation: "UpdateInstanceSetting",
+		method: "PATCH",
+		path: "/api/v1/instance/settings/{setting}",
+		action: "instance.updateSetting",
+		access: "signed-in",
+		body: "*",
+		summary: "Replaces an instance setting, or the fields named by updateMask (admins only)."
 	}
 ];
