@@ -1,0 +1,69 @@
+import { invalidArgument } from "../../shared/errors.js";
+import { resolveId } from "../../shared/ids.js";
+import type { MemoLocation, Visibility } from "./memo-doc.js";
+import {
+	fieldOf,
+	memoBody,
+	readContent,
+	readLocation,
+	readPinned,
+	readSpace,
+	readTime,
+	readVisibility
+} from "./memo-fields.js";
+
+export interface CreateMemoParams {
+	memoId?: unknown;
+	memo?: unknown;
+}
+
+/** What a CreateMemo request asks for, validated (contract 7.3). */
+export interface CreateMemoInput {
+	id: string;
+	content: string;
+	visibility: Visibility;
+	pinned: boolean;
+	location: MemoLocation | null;
+	spaceId: string | null;
+	createTime: number | undefined;
+	updateTime: number | undefined;
+}
+
+/**
+ * Attachments and relations on create follow SetMemoAttachments and SetMemoRelations, which
+ * come with their own issues; until then only the empty list (what clients send by default)
+ * is accepted, so that nothing a client asks for is silently dropped.
+ */
+function refuseUnsupportedList(body: Record<string, unknown>, jsonName: string): void {
+	const value = fieldOf(body, jsonName);
+	if (value === undefined) return;
+	if (!Array.isArray(value)) throw invalidArgument(`${jsonName} must be a list`);
+	if (value.length > 0) throw invalidArgument(`${jsonName} on create are not supported yet`);
+}
+
+/**
+ * `memoId` per contract 1.5 (generated when empty), content within `contentLimit` UTF-8
+ * bytes, visibility PRIVATE by default and SPACE only with a space. `state` and output-only
+ * fields are ignored.
+ */
+export function parseCreateMemo(params: CreateMemoParams, contentLimit: number): CreateMemoInput {
+	if (params.memoId !== undefined && typeof params.memoId !== "string") throw invalidArgument("memoId must be a string");
+	const id = resolveId(params.memoId, "memoId", "memo");
+	const body = memoBody(params.memo, "memo");
+	const content = readContent(fieldOf(body, "content"), contentLimit);
+	const visibility = readVisibility(fieldOf(body, "visibility"));
+	const spaceId = readSpace(fieldOf(body, "space"));
+	if (visibility === "SPACE" && spaceId === null) throw invalidArgument("visibility SPACE requires a space");
+	refuseUnsupportedList(body, "attachments");
+	refuseUnsupportedList(body, "relations");
+	return {
+		id,
+		content,
+		visibility,
+		pinned: readPinned(fieldOf(body, "pinned")),
+		location: readLocation(fieldOf(body, "location")),
+		spaceId,
+		createTime: readTime(fieldOf(body, "createTime"), "createTime"),
+		updateTime: readTime(fieldOf(body, "updateTime"), "updateTime")
+	};
+}

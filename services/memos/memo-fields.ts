@@ -1,0 +1,102 @@
+import { invalidArgument } from "../../shared/errors.js";
+import { parseName } from "../../shared/names.js";
+import { parseEnum, parseTimestamp } from "../../shared/proto-json.js";
+import type { MemoLocation, MemoState, Visibility } from "./memo-doc.js";
+
+/** Readers for the Memo fields a client may send (contract 4.1), shared by create and update. */
+
+/** Enum values in number order, so that numbers are accepted as proto3 JSON allows (1.2). */
+export const VISIBILITY_VALUES = ["VISIBILITY_UNSPECIFIED", "PRIVATE", "PROTECTED", "PUBLIC", "SPACE"] as const;
+export const STATE_VALUES = ["STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"] as const;
+
+/** The contract's floor for MEMO_RELATED `contentLengthLimit` (4.12). */
+export const MIN_CONTENT_LENGTH_LIMIT = 8192;
+
+export type MemoBody = Record<string, unknown>;
+
+// In a `u` regex a surrogate pair is one code point, so only unpaired halves match.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The Memo object of a request; absent reads as empty. */
+export function memoBody(value: unknown, field: string): MemoBody {
+	if (value === undefined || value === null) return {};
+	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be a JSON object`);
+	return value as MemoBody;
+}
+
+/** A field by its JSON name or its original snake_case name (1.2); null reads as unset. */
+export function fieldOf(body: MemoBody, jsonName: string): unknown {
+	const snake = jsonName.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
+	const value = Object.hasOwn(body, jsonName) ? body[jsonName] : body[snake];
+	return value === null ? undefined : value;
+}
+
+/**
+ * Markdown content: a string of at most `limit` UTF-8 bytes. A lone surrogate cannot be
+ * encoded in UTF-8 (it is what invalid UTF-8 becomes in a JSON string), and NUL has no
+ * place in text: both are refused rather than stored.
+ */
+export function readContent(value: unknown, limit: number): string {
+	if (value === undefined) return "";
+	if (typeof value !== "string") throw invalidArgument("content must be a string");
+	if (LONE_SURROGATE.test(value)) throw invalidArgument("content is not valid UTF-8 (lone surrogate)");
+	if (value.includes("\u0000")) throw invalidArgument("content must not contain NUL characters");
+	const effective = Math.max(limit, MIN_CONTENT_LENGTH_LIMIT);
+	const bytes = Buffer.byteLength(value, "utf8");
+	if (bytes > effective) throw invalidArgument(`content is ${bytes} bytes, longer than the limit of ${effective} bytes`);
+	return value;
+}
+
+/** `VISIBILITY_UNSPECIFIED` and unset mean PRIVATE. */
+export function readVisibility(value: unknown): Visibility {
+	if (value === undefined) return "PRIVATE";
+	const visibility = parseEnum(value, VISIBILITY_VALUES, "visibility");
+	return visibility === "VISIBILITY_UNSPECIFIED" ? "PRIVATE" : visibility;
+}
+
+/** A stored state: `STATE_UNSPECIFIED` or unset is INVALID_ARGUMENT (contract 7.5). */
+export function readState(value: unknown): MemoState {
+	const state = value === undefined ? "STATE_UNSPECIFIED" : parseEnum(value, STATE_VALUES, "state");
+	if (state === "STATE_UNSPECIFIED") throw invalidArgument("state must be NORMAL or ARCHIVED");
+	return state;
+}
+
+export function readPinned(value: unknown): boolean {
+	if (value === undefined) return false;
+	if (typeof value !== "boolean") throw invalidArgument("pinned must be true or false");
+	return value;
+}
+
+/** A double as proto3 JSON gives it: a number or a numeric string. */
+function readDouble(value: unknown, field: string): number {
+	if (value === undefined) return 0;
+	const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+	if (!Number.isFinite(n)) throw invalidArgument(`${field} must be a number`);
+	return n;
+}
+
+/** Unset reads as no location; latitude and longitude outside their ranges are refused (4.1). */
+export function readLocation(value: unknown): MemoLocation | null {
+	if (value === undefined) return null;
+	if (typeof value !== "object" || Array.isArray(value) || value === null) throw invalidArgument("location must be a JSON object");
+	const body = value as MemoBody;
+	const placeholder = fieldOf(body, "placeholder") ?? "";
+	if (typeof placeholder !== "string") throw invalidArgument("location.placeholder must be a string");
+	const latitude = readDouble(fieldOf(body, "latitude"), "location.latitude");
+	const longitude = readDouble(fieldOf(body, "longitude"), "location.longitude");
+	if (latitude < -90 || latitude > 90) throw invalidArgument("location.latitude must be between -90 and 90");
+	if (longitude < -180 || longitude > 180) throw invalidArgument("location.longitude must be between -180 and 180");
+	return { placeholder, latitude, longitude };
+}
+
+/** `spaces/{space}` as its id; `null`, `""` or unset mean no space. */
+export function readSpace(value: unknown): string | null {
+	if (value === undefined || value === "") return null;
+	if (typeof value !== "string") throw invalidArgument("space must be a resource name of the form spaces/{space} or null");
+	return parseName("space", value, "space");
+}
+
+/** A Timestamp field; unset gives undefined so callers can apply their default. */
+export function readTime(value: unknown, field: string): number | undefined {
+	return value === undefined ? undefined : parseTimestamp(value, field);
+}

@@ -1,0 +1,253 @@
+import type { Caller } from "../../shared/caller.js";
+import { ServiceError } from "../../shared/errors.js";
+import { candidateQuery } from "../../services/memos/list-query.js";
+import { parseListMemosQuery } from "../../services/memos/list-params.js";
+import { assertCanDelete, assertCanUpdate, assertReadable, canRead } from "../../services/memos/memo-access.js";
+import { parseCreateMemo } from "../../services/memos/memo-create.js";
+import type { MemoDoc } from "../../services/memos/memo-doc.js";
+import { toMemoJson } from "../../services/memos/memo-json.js";
+
+const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
+const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
+const admin: Caller = { id: "u-admin", username: "root", role: "ADMIN" };
+
+function memo(overrides: Partial<MemoDoc> = {}): MemoDoc {
+	return {
+		_id: "m1",
+		seq: 1,
+		creatorId: alice.id,
+		content: "hello",
+		visibility: "PRIVATE",
+		state: "NORMAL",
+		pinned: false,
+		createTime: Date.UTC(2025, 2, 1, 9, 30),
+		updateTime: Date.UTC(2025, 2, 1, 9, 31),
+		tags: [],
+		property: { hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "" },
+		snippet: "hello",
+		location: null,
+		spaceId: null,
+		parentId: null,
+		deleteTime: null,
+		...overrides
+	};
+}
+
+function codeOf(fn: () => unknown): string {
+	try {
+		fn();
+	} catch (err) {
+		if (err instanceof ServiceError) return String(err.type);
+		throw err;
+	}
+	return "OK";
+}
+
+describe("read rule (contract 1.10, 3.2)", () => {
+	test.each([
+		["PRIVATE", null, "UNAUTHENTICATED"],
+		["PRIVATE", bob, "PERMISSION_DENIED"],
+		["PRIVATE", admin, "PERMISSION_DENIED"],
+		["PRIVATE", alice, "OK"],
+		["PROTECTED", null, "UNAUTHENTICATED"],
+		["PROTECTED", bob, "OK"],
+		["PUBLIC", null, "OK"],
+		["PUBLIC", bob, "OK"],
+		["SPACE", bob, "PERMISSION_DENIED"],
+		["SPACE", null, "UNAUTHENTICATED"],
+		["SPACE", alice, "OK"]
+	] as const)("a NORMAL %s memo read by %p", (visibility, caller, expected) => {
+		expect(codeOf(() => assertReadable(memo({ visibility }), "m1", caller))).toBe(expected);
+	});
+
+	test("missing and deleted memos are NOT_FOUND, even for their creator", () => {
+		expect(codeOf(() => assertReadable(null, "m1", alice))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertReadable(memo({ visibility: "PUBLIC", deleteTime: 1 }), "m1", alice))).toBe("NOT_FOUND");
+	});
+
+	test("an archived memo is NOT_FOUND for everyone but its creator, admins and anonymous included", () => {
+		const archived = memo({ visibility: "PUBLIC", state: "ARCHIVED" });
+		expect(codeOf(() => assertReadable(archived, "m1", bob))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertReadable(archived, "m1", admin))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertReadable(archived, "m1", null))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertReadable(archived, "m1", alice))).toBe("OK");
+	});
+
+	test("canRead is the visibility table alone", () => {
+		expect(canRead(memo({ visibility: "PROTECTED" }), null)).toBe(false);
+		expect(canRead(memo({ visibility: "PUBLIC" }), null)).toBe(true);
+	});
+});
+
+describe("write rules (contract 3.3)", () => {
+	test("update: creator or admin, existence first", () => {
+		expect(codeOf(() => assertCanUpdate(memo(), "m1", alice))).toBe("OK");
+		expect(codeOf(() => assertCanUpdate(memo(), "m1", admin))).toBe("OK");
+		expect(codeOf(() => assertCanUpdate(memo(), "m1", bob))).toBe("PERMISSION_DENIED");
+		expect(codeOf(() => assertCanUpdate(memo({ deleteTime: 5 }), "m1", alice))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertCanUpdate(null, "m1", admin))).toBe("NOT_FOUND");
+	});
+
+	test("delete: a deleted memo can only be purged", () => {
+		const deleted = memo({ deleteTime: 5 });
+		expect(codeOf(() => assertCanDelete(deleted, "m1", alice, false))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertCanDelete(deleted, "m1", alice, true))).toBe("OK");
+		expect(codeOf(() => assertCanDelete(deleted, "m1", bob, true))).toBe("PERMISSION_DENIED");
+		expect(codeOf(() => assertCanDelete(memo(), "m1", admin, false))).toBe("OK");
+		expect(codeOf(() => assertCanDelete(null, "m1", alice, true))).toBe("NOT_FOUND");
+	});
+});
+
+describe("Memo JSON (contract 4.1, 1.3)", () => {
+	test("defaults are emitted, unset messages omitted, space null", () => {
+		const json = toMemoJson(memo(), { creator: "users/alice" });
+		expect(json).toEqual({
+			name: "memos/m1",
+			state: "NORMAL",
+			creator: "users/alice",
+			createTime: "2025-03-01T09:30:00.000Z",
+			updateTime: "2025-03-01T09:31:00.000Z",
+			content: "hello",
+			visibility: "PRIVATE",
+			tags: [],
+			pinned: false,
+			attachments: [],
+			relations: [],
+			reactions: [],
+			property: { hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "" },
+			snippet: "hello",
+			space: null
+		});
+		expect(Object.keys(json)).not.toContain("location");
+		expect(Object.keys(json)).not.toContain("parent");
+		expect(Object.keys(json)).not.toContain("deleteTime");
+	});
+
+	test("location, parent, space and deleteTime when set (deleteTime only when asked for)", () => {
+		const doc = memo({
+			location: { placeholder: "Paris", latitude: 48.85, longitude: 2.35 },
+			parentId: "p1",
+			spaceId: "3f2b8c1e-5a7d-4e2f-9b1c-0d6e7f8a9b0c",
+			deleteTime: Date.UTC(2025, 3, 1)
+		});
+		expect(toMemoJson(doc, { creator: "users/alice" })).toMatchObject({
+			parent: "memos/p1",
+			location: { placeholder: "Paris", latitude: 48.85, longitude: 2.35 },
+			space: "spaces/3f2b8c1e-5a7d-4e2f-9b1c-0d6e7f8a9b0c"
+		});
+		expect(toMemoJson(doc, { creator: "users/alice" })).not.toHaveProperty("deleteTime");
+		expect(toMemoJson(doc, { creator: "users/alice", withDeleteTime: true }).deleteTime).toBe("2025-04-01T00:00:00.000Z");
+	});
+});
+
+describe("CreateMemo input (contract 7.3, 1.5)", () => {
+	const parse = (params: Record<string, unknown>, limit = 8192) => parseCreateMemo(params, limit);
+
+	test("defaults: generated id, empty content, PRIVATE, unpinned, no location or space", () => {
+		const input = parse({});
+		expect(input.id).toMatch(/^[2-9A-HJ-NP-Za-km-z]{22}$/);
+		expect(input).toMatchObject({ content: "", visibility: "PRIVATE", pinned: false, location: null, spaceId: null });
+		expect(input.createTime).toBeUndefined();
+	});
+
+	test("fields by JSON or snake_case name, enums by name or number", () => {
+		const input = parse({
+			memoId: "  my-memo ",
+			memo: { content: "x", visibility: 3, pinned: true, create_time: "2025-01-01T00:00:00+01:00", updateTime: "2025-01-02T00:00:00Z" }
+		});
+		expect(input).toMatchObject({ id: "my-memo", content: "x", visibility: "PUBLIC", pinned: true });
+		expect(input.createTime).toBe(Date.UTC(2024, 11, 31, 23));
+		expect(input.updateTime).toBe(Date.UTC(2025, 0, 2));
+		expect(parse({ memo: { visibility: "VISIBILITY_UNSPECIFIED" } }).visibility).toBe("PRIVATE");
+	});
+
+	test.each([
+		[{ memoId: "-bad" }],
+		[{ memoId: "a".repeat(37) }],
+		[{ memoId: "a_b" }],
+		[{ memoId: ["a", "b"] }],
+		[{ memo: "text" }],
+		[{ memo: { content: 5 } }],
+		[{ memo: { content: "a\u0000b" } }],
+		[{ memo: { content: "lone \ud800 surrogate" } }],
+		[{ memo: { content: "\udfff" } }],
+		[{ memo: { visibility: "SECRET" } }],
+		[{ memo: { visibility: "SPACE" } }],
+		[{ memo: { pinned: "yes" } }],
+		[{ memo: { createTime: "yesterday" } }],
+		[{ memo: { location: { latitude: 91 } } }],
+		[{ memo: { location: { longitude: "-180.5" } } }],
+		[{ memo: { location: "Paris" } }],
+		[{ memo: { space: "notes/1" } }],
+		[{ memo: { space: 7 } }],
+		[{ memo: { attachments: [{ name: "attachments/a" }] } }],
+		[{ memo: { relations: "x" } }]
+	])("INVALID_ARGUMENT for %j", params => {
+		expect(codeOf(() => parse(params))).toBe("INVALID_ARGUMENT");
+	});
+
+	test("the content limit counts UTF-8 bytes and never goes below 8192", () => {
+		const euro = "€".repeat(3000); // 9000 bytes, 3000 characters
+		expect(codeOf(() => parse({ memo: { content: euro } }))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => parse({ memo: { content: euro } }, 9000))).toBe("OK");
+		expect(codeOf(() => parse({ memo: { content: "x".repeat(8192) } }, 100))).toBe("OK");
+		expect(codeOf(() => parse({ memo: { content: "x".repeat(8193) } }, 100))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => parse({ memo: { content: "emoji 😀 pairs are fine" } }))).toBe("OK");
+	});
+
+	test("space: null or empty is none; a space name is read as its id", () => {
+		expect(parse({ memo: { space: null } }).spaceId).toBeNull();
+		expect(parse({ memo: { space: "" } }).spaceId).toBeNull();
+		expect(parse({ memo: { space: "spaces/abc", visibility: "SPACE" } }).spaceId).toBe("abc");
+	});
+});
+
+describe("ListMemos query parameters", () => {
+	test("defaults and coercions", () => {
+		expect(parseListMemosQuery({})).toEqual({
+			pageSize: 50,
+			pageToken: "",
+			state: "NORMAL",
+			showDeleted: false,
+			filter: "",
+			orderBy: ""
+		});
+		expect(parseListMemosQuery({ pageSize: "5000", state: "ARCHIVED", showDeleted: "TRUE" })).toMatchObject({
+			pageSize: 1000,
+			state: "ARCHIVED",
+			showDeleted: true
+		});
+		expect(parseListMemosQuery({ page_size: "-3", state: "1", show_deleted: "0" })).toMatchObject({
+			pageSize: 50,
+			state: "NORMAL",
+			showDeleted: false
+		});
+	});
+
+	test.each([[{ pageSize: "ten" }], [{ state: "GONE" }], [{ showDeleted: "maybe" }], [{ filter: ["a", "b"] }], [{ orderBy: { a: "1" } }]])(
+		"INVALID_ARGUMENT for %j",
+		params => {
+			expect(codeOf(() => parseListMemosQuery(params))).toBe("INVALID_ARGUMENT");
+		}
+	);
+});
+
+describe("ListMemos candidates (contract 7.2)", () => {
+	test("anonymous callers see PUBLIC memos, and no archived ones", () => {
+		expect(candidateQuery(null, "NORMAL", false)).toEqual({ parentId: null, state: "NORMAL", deleteTime: null, visibility: "PUBLIC" });
+		expect(candidateQuery(null, "ARCHIVED", false)).toBeNull();
+	});
+
+	test("signed-in callers see their own memos and others' PUBLIC and PROTECTED ones", () => {
+		expect(candidateQuery(bob, "NORMAL", false)).toEqual({
+			$or: [
+				{ parentId: null, state: "NORMAL", deleteTime: null, creatorId: bob.id },
+				{ parentId: null, state: "NORMAL", deleteTime: null, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
+			]
+		});
+	});
+
+	test("archived: own only; showDeleted lifts the deleteTime condition", () => {
+		expect(candidateQuery(admin, "ARCHIVED", true)).toEqual({ parentId: null, state: "ARCHIVED", creatorId: admin.id });
+	});
+});
