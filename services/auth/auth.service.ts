@@ -1,12 +1,22 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { Collection } from "../../shared/store/document-store.js";
-import { documentsOf } from "../../shared/runtime/resources.js";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { unauthenticated } from "../../shared/errors.js";
+import { toTimestamp } from "../../shared/proto-json.js";
+import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
+import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import type { Collection, Doc } from "../../shared/store/document-store.js";
+import { issueAccessToken, verifyAccessToken } from "./access-token.js";
+import { ActiveUsers } from "./active-users.js";
+import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
+import { createUser, type CreateUserParams } from "./create-user.js";
+import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
+import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "./refresh-cookie.js";
+import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, type RefreshTokenDoc } from "./refresh-tokens.js";
+import { signIn, type SignInParams } from "./sign-in.js";
+import { SSO_TIMEOUT_MS } from "./sso.js";
+import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
 import { USERS, type UserDoc } from "./user-doc.js";
 import { toUserJson } from "./user-json.js";
-
-interface AuthMethods {
-	users(): Collection<UserDoc>;
-}
 
 /** What other services need of a user. */
 export interface UserRef {
@@ -22,8 +32,28 @@ export interface SetupState {
 	admin: Record<string, unknown> | null;
 }
 
-const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods> = {
+/** Broadcast when a user's name, role or state changes or the user is deleted: verifiers drop their cached view. */
+export const USER_CHANGED_EVENT = "auth.user.changed";
+
+interface AuthMethods extends InstanceSettingsMethods {
+	users(): Collection<UserDoc>;
+	deps(): AuthDeps;
+	startSession(ctx: Context<unknown, CookieMeta>, user: UserDoc): Promise<Record<string, unknown>>;
+	userChanged(id: string): void;
+}
+
+interface AuthVars {
+	signingKey: Uint8Array;
+	/** Epoch milliseconds; tests replace it to step through the refresh grace and token expiry. */
+	clock: () => number;
+	/** Time allowed for each call to an identity provider; tests shorten it. */
+	ssoTimeoutMs: number;
+	activeUsers: ActiveUsers;
+}
+
+const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = {
 	name: "auth",
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
 
 	actions: {
 		/**
@@ -59,18 +89,140 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods> = {
 				const admin = admins[0];
 				return { userCount, admin: admin ? toUserJson(admin, false) : null };
 			}
+		},
+
+		/**
+		 * The caller an access token stands for (the gateway's authentication, contract 2.1):
+		 * valid signature and expiry, and a user still NORMAL, with their current name and role.
+		 */
+		verifyAccessToken: {
+			visibility: "public",
+			params: { token: "string" },
+			async handler(ctx: Context<{ token: string }>): Promise<Caller> {
+				const now = this.clock();
+				const userId = await verifyAccessToken(this.signingKey, ctx.params.token, now);
+				const caller = userId === null ? null : await this.activeUsers.get(userId, now);
+				if (!caller) throw unauthenticated("invalid access token");
+				return caller;
+			}
+		},
+
+		signIn: {
+			async handler(ctx: Context<SignInParams, CookieMeta>) {
+				const user = await signIn(this.deps(), ctx.params, { timeoutMs: this.ssoTimeoutMs });
+				return this.startSession(ctx, user);
+			}
+		},
+
+		refreshToken: {
+			async handler(ctx: Context<unknown, CookieMeta>) {
+				const now = this.clock();
+				const secure = ctx.meta.secureTransport === true;
+				const tokens = this.deps().refreshTokens;
+				const result = await rotate(tokens, ctx.meta.refreshCookie, now);
+				if (result.kind === "grace") throw unauthenticated("refresh token was already used");
+				const user = result.kind === "rotated" ? await this.users().findOne({ _id: result.userId }) : null;
+				if (result.kind !== "rotated" || !user || user.state !== "NORMAL") {
+					if (result.kind === "rotated") await revokeFamily(tokens, result.next.familyId);
+					ctx.meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(secure) };
+					throw unauthenticated("invalid refresh token");
+				}
+				const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, now);
+				ctx.meta.$responseHeaders = { "Set-Cookie": setRefreshCookie(result.next.token, result.next.expiresAt, now, secure) };
+				return { accessToken: access.token, expiresAt: toTimestamp(access.expiresAt) };
+			}
+		},
+
+		signOut: {
+			async handler(ctx: Context<unknown, CookieMeta>): Promise<void> {
+				const tokens = this.deps().refreshTokens;
+				const familyId = await familyOf(tokens, ctx.meta.refreshCookie);
+				if (familyId !== undefined) await revokeFamily(tokens, familyId);
+				ctx.meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(ctx.meta.secureTransport === true) };
+			}
+		},
+
+		getCurrentUser: {
+			async handler(ctx: Context<unknown, CookieMeta>) {
+				const user = ctx.meta.user ? await this.users().findOne({ _id: ctx.meta.user.id }) : null;
+				if (!user || user.state !== "NORMAL") {
+					ctx.meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(ctx.meta.secureTransport === true) };
+					throw unauthenticated();
+				}
+				return { user: toUserJson(user, true) };
+			}
+		},
+
+		createUser: {
+			async handler(ctx: Context<CreateUserParams, RequestMeta>) {
+				const user = await createUser(this.deps(), ctx.params, ctx.meta.user ?? null);
+				return toUserJson(user, true);
+			}
+		}
+	},
+
+	events: {
+		[USER_CHANGED_EVENT](ctx: Context<{ id: string }>) {
+			this.activeUsers.forget(ctx.params.id);
 		}
 	},
 
 	methods: {
 		users(): Collection<UserDoc> {
 			return documentsOf(this.broker).collection<UserDoc>(USERS);
+		},
+
+		deps(): AuthDeps {
+			const documents = documentsOf(this.broker);
+			return {
+				users: this.users(),
+				refreshTokens: documents.collection<RefreshTokenDoc>(REFRESH_TOKENS),
+				identityProviders: documents.collection<IdpDoc>(IDENTITY_PROVIDERS),
+				userLinks: documents.collection<UserLinkDoc>(USER_LINKS),
+				claims: documents.collection<Doc>("auth_claims"),
+				now: () => this.clock(),
+				general: async () => (await this.instanceSetting("GENERAL")) as GeneralSetting
+			};
+		},
+
+		/** A sign-in: a new refresh family in the cookie and an access token (contract 2.3). */
+		async startSession(ctx: Context<unknown, CookieMeta>, user: UserDoc): Promise<Record<string, unknown>> {
+			const now = this.clock();
+			const refresh = await startFamily(this.deps().refreshTokens, user._id, now);
+			const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, now);
+			ctx.meta.$responseHeaders = { "Set-Cookie": setRefreshCookie(refresh.token, refresh.expiresAt, now, ctx.meta.secureTransport === true) };
+			return { user: toUserJson(user, true), accessToken: access.token, accessTokenExpiresAt: toTimestamp(access.expiresAt) };
+		},
+
+		userChanged(id: string): void {
+			this.activeUsers.forget(id);
+			this.broker.broadcast(USER_CHANGED_EVENT, { id });
 		}
 	},
 
+	created() {
+		this.clock = () => Date.now();
+		this.ssoTimeoutMs = SSO_TIMEOUT_MS;
+		this.activeUsers = new ActiveUsers(async id => {
+			const user = await this.users().findOne({ _id: id });
+			return user && user.state === "NORMAL" ? { id: user._id, username: user.username, role: user.role } : null;
+		});
+	},
+
 	async started() {
-		await this.users().ensureIndex({ fields: { username: 1 }, unique: true });
-		await this.users().ensureIndex({ fields: { role: 1, createTime: 1 } });
+		const documents = documentsOf(this.broker);
+		const users = this.users();
+		await users.ensureIndex({ fields: { username: 1 }, unique: true });
+		await users.ensureIndex({ fields: { role: 1, createTime: 1 } });
+		await users.ensureIndex({ fields: { createTime: 1 } });
+		const tokens = documents.collection<RefreshTokenDoc>(REFRESH_TOKENS);
+		await tokens.ensureIndex({ fields: { familyId: 1 } });
+		await tokens.ensureIndex({ fields: { userId: 1, expiresAt: 1 } });
+		const links = documents.collection<UserLinkDoc>(USER_LINKS);
+		await links.ensureIndex({ fields: { idpId: 1, identifier: 1 }, unique: true });
+		await links.ensureIndex({ fields: { userId: 1 } });
+		await documents.collection<IdpDoc>(IDENTITY_PROVIDERS).ensureIndex({ fields: { createTime: 1 } });
+		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documents.collection<SecretDoc>(SECRETS));
 	}
 };
 

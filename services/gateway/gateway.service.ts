@@ -4,10 +4,12 @@ import type { AddressInfo } from "node:net";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { unauthenticated } from "../../shared/errors.js";
+import { ServiceError, unauthenticated } from "../../shared/errors.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
+import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
+import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
 import { toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -36,6 +38,7 @@ interface GatewaySettings extends ServiceSettingSchema {
 
 interface GatewayMethods {
 	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest): Promise<Caller | null>;
+	refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never;
 	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
 	sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void;
 }
@@ -120,14 +123,42 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 	},
 
 	methods: {
-		async authenticate(): Promise<Caller | null> {
-			return null;
+		/** The caller of an `Authorization: Bearer` token, verified by the auth service (contract 2.1). */
+		async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest): Promise<Caller | null> {
+			const spec = req.$alias?.spec as RouteSpec;
+			if (spec.refreshCookie === true) {
+				const meta = ctx.meta as CookieMeta;
+				meta.refreshCookie = readRefreshCookie(req.headers.cookie);
+				meta.secureTransport = isSecureRequest(req.headers);
+			}
+			const header = req.headers.authorization;
+			if (spec.ignoresAccessToken === true || header === undefined) return null;
+			const token = /^bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header)?.[1];
+			try {
+				if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
+				return await ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+			} catch (err) {
+				return this.refuseCaller(ctx, spec, err);
+			}
+		},
+
+		/** Authentication failed: operations that hold a refresh cookie clear it (GetCurrentUser, contract 2.3). */
+		refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never {
+			if (spec.refreshCookie === true && err instanceof ServiceError && err.type === "UNAUTHENTICATED") {
+				const meta = ctx.meta as CookieMeta;
+				meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(meta.secureTransport === true) };
+			}
+			throw err;
 		},
 
 		/** Runs after authentication: access first (contract 2.2), then the body is read and the params built. */
 		async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void> {
 			const spec = req.$alias?.spec as RouteSpec;
-			if (spec.access === "signed-in" && !ctx.meta.user) throw unauthenticated();
+			// Before anything else: an anonymous caller on a private instance learns nothing (contract 2.2).
+			if (!ctx.meta.user && spec.access !== "anyone") {
+				const open = spec.access === "public-instance" && (await ctx.call<string>("instance.accessMode")) === "INSTANCE_ACCESS_MODE_PUBLIC";
+				if (!open) this.refuseCaller(ctx, spec, unauthenticated());
+			}
 			const { query, params } = req.$params as { query?: Record<string, unknown>; params?: Record<string, unknown> };
 			const body = spec.body === undefined ? undefined : await readJsonBody(req, res);
 			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
@@ -139,6 +170,10 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				res.destroy();
 				return;
 			}
+			// Headers an action set before failing (a cleared refresh cookie) go out with the error,
+			// as moleculer-web's own error handler sends them.
+			const headers = (req as Partial<GatewayRequest>).$ctx?.meta as CookieMeta | undefined;
+			for (const [name, value] of Object.entries(headers?.$responseHeaders ?? {})) res.setHeader(name, value);
 			sendJson(res, mapped.http, mapped.body, req.method === "HEAD");
 		}
 	},

@@ -29,6 +29,16 @@ export interface RouteSpec {
 	body?: "*" | string;
 	/** The operation answers `Empty`: 200 with a zero-length body. */
 	empty?: boolean;
+	/**
+	 * The operation ignores the Authorization header: an invalid token does not fail it and
+	 * the caller is anonymous (contract 2.1: SignIn, RefreshToken, SignOut, GetSharedMemo).
+	 */
+	ignoresAccessToken?: boolean;
+	/**
+	 * The operation reads or sets the `memos_refresh` cookie: the gateway hands the cookie and
+	 * whether the request came over TLS to the action, and a failed authentication clears it.
+	 */
+	refreshCookie?: boolean;
 	summary: string;
 }
 

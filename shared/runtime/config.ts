@@ -32,6 +32,8 @@ export interface Config {
 	shutdownTimeoutMs: number;
 	instanceUrl: string;
 	commit: string;
+	/** Access-token signing secret; "" means the auth service generates one and keeps it in its store. */
+	jwtSecret: string;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -73,7 +75,8 @@ export const ENV_DEFAULTS = {
 	REQUEST_TIMEOUT_MS: "10000",
 	SHUTDOWN_TIMEOUT_MS: "10000",
 	INSTANCE_URL: "",
-	COMMIT: ""
+	COMMIT: "",
+	JWT_SECRET: ""
 } as const;
 
 function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
@@ -154,6 +157,13 @@ function s3(env: Env): S3Config | undefined {
 	return { endPoint, port: explicitPort ?? portFromUrl ?? (useSSL ? 443 : 80), useSSL, accessKey, secretKey, bucket, region: value(env, "S3_REGION") };
 }
 
+/** A short secret could be brute-forced from one token; 32 bytes is the HS256 key size. */
+function jwtSecret(env: Env): string {
+	const raw = value(env, "JWT_SECRET");
+	if (raw !== "" && Buffer.byteLength(raw) < 32) throw new ConfigError("JWT_SECRET", "must be at least 32 bytes long");
+	return raw;
+}
+
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
 export function loadConfig(env: Env = process.env): Config {
 	const logLevel = value(env, "LOG_LEVEL").toLowerCase();
@@ -176,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
 		requestTimeoutMs: positiveInt(env, "REQUEST_TIMEOUT_MS"),
 		shutdownTimeoutMs: positiveInt(env, "SHUTDOWN_TIMEOUT_MS"),
 		instanceUrl: url(env, "INSTANCE_URL", ["http:", "https:"]) ?? "",
-		commit: value(env, "COMMIT")
+		commit: value(env, "COMMIT"),
+		jwtSecret: jwtSecret(env)
 	};
 }

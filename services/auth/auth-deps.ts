@@ -1,0 +1,25 @@
+import type { Collection, Doc } from "../../shared/store/document-store.js";
+import type { IdpDoc, UserLinkDoc } from "./idp-doc.js";
+import type { RefreshTokenDoc } from "./refresh-tokens.js";
+import type { UserDoc } from "./user-doc.js";
+
+/** The GENERAL instance setting fields the auth rules read (contract 4.12). */
+export interface GeneralSetting {
+	disallowUserRegistration?: boolean;
+	disallowPasswordAuth?: boolean;
+	disallowChangeUsername?: boolean;
+	disallowChangeNickname?: boolean;
+}
+
+/** What the auth rules need, handed to the plain modules by the service (and by unit tests). */
+export interface AuthDeps {
+	users: Collection<UserDoc>;
+	refreshTokens: Collection<RefreshTokenDoc>;
+	identityProviders: Collection<IdpDoc>;
+	userLinks: Collection<UserLinkDoc>;
+	/** Marks that must be claimed once (the first user). */
+	claims: Collection<Doc>;
+	/** Epoch milliseconds; replaced in tests to step through the refresh grace and token expiry. */
+	now(): number;
+	general(): Promise<GeneralSetting>;
+}
