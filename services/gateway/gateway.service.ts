@@ -10,6 +10,7 @@ import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
+import { clusterViewAlias } from "./cluster-view.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
 import { toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -106,7 +107,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 					async "GET /readyz"(this: GatewayThis, req: IncomingMessage, res: ServerResponse) {
 						const { status, body } = await readiness(readinessChecks(this.broker), false);
 						sendJson(res, status, body, req.method === "HEAD");
-					}
+					},
+					"GET /health/cluster": clusterViewAlias
 				}
 			}
 		],

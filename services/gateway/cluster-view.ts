@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context, ServiceBroker } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { toTimestamp } from "../../shared/proto-json.js";
+import { SERVICE_NAMES } from "../../shared/runtime/config.js";
+
+/** `GET /health/cluster` (contract 13): every node and service the gateway's registry knows, with availability. */
+
+export interface ServiceView {
+	name: string;
+	available: boolean;
+	/** Available nodes offering the service. */
+	nodeCount: number;
+}
+
+export interface NodeView {
+	nodeId: string;
+	hostname: string;
+	available: boolean;
+	lastHeartbeatTime: string;
+	services: string[];
+	cpu: number;
+}
+
+export interface ClusterView {
+	status: "ok" | "degraded";
+	generatedTime: string;
+	services: ServiceView[];
+	nodes: NodeView[];
+}
+
+/** The parts of a registry node entry (`getNodeList()`) the view reads. */
+export interface RegistryNode {
+	id: string;
+	available: boolean;
+	local: boolean;
+	hostname: string | null;
+	cpu: number | null;
+	/** Seconds of this process's uptime when the last heartbeat arrived (Moleculer's clock). */
+	lastHeartbeatTime: number;
+}
+
+/** One service on one node (`getServiceList()`). */
+export interface RegistryService {
+	name: string;
+	nodeID: string;
+}
+
+export interface ClusterClock {
+	now: number;
+	/** This process's uptime in seconds, the clock of `lastHeartbeatTime`. */
+	uptimeSeconds: number;
+}
+
+const isInternal = (name: string) => name.startsWith("$");
+
+/** The view and its HTTP status: 200 when every required service has an available node, else 503. */
+export function clusterView(nodes: readonly RegistryNode[], registered: readonly RegistryService[], clock: ClusterClock): { status: number; body: ClusterView } {
+	const servicesOn = (nodeId: string) => [...new Set(registered.filter(s => s.nodeID === nodeId && !isInternal(s.name)).map(s => s.name))].sort();
+	const nodeViews: NodeView[] = nodes
+		.map(node => ({
+			nodeId: node.id,
+			hostname: node.hostname ?? "",
+			available: node.available,
+			// The local node sends itself no heartbeats: it is alive as long as it answers.
+			lastHeartbeatTime: toTimestamp(node.local ? clock.now : clock.now - Math.max(0, clock.uptimeSeconds - node.lastHeartbeatTime) * 1000),
+			services: servicesOn(node.id),
+			cpu: Math.round(node.cpu ?? 0)
+		}))
+		.sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0));
+
+	const others = [...new Set(nodeViews.flatMap(n => n.services))].filter(name => !(SERVICE_NAMES as readonly string[]).includes(name)).sort();
+	const services: ServiceView[] = [...SERVICE_NAMES, ...others].map(name => {
+		const nodeCount = nodeViews.filter(n => n.available && n.services.includes(name)).length;
+		return { name, available: nodeCount > 0, nodeCount };
+	});
+	const complete = services.filter(s => (SERVICE_NAMES as readonly string[]).includes(s.name)).every(s => s.available);
+	return {
+		status: complete ? 200 : 503,
+		body: { status: complete ? "ok" : "degraded", generatedTime: toTimestamp(clock.now), services, nodes: nodeViews }
+	};
+}
+
+/** Only instance admins may see the cluster: the access token is verified by the auth service, as for API routes. */
+async function requireAdmin(ctx: Context<unknown, RequestMeta>, authorization: string | undefined): Promise<Caller> {
+	if (authorization === undefined) throw unauthenticated();
+	const token = /^bearer[ \t]+([^\s]+)[ \t]*$/i.exec(authorization)?.[1];
+	if (token === undefined) throw unauthenticated("invalid access token");
+	const caller = await ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+	if (caller.role !== "ADMIN") throw permissionDenied("the cluster view is for instance admins");
+	return caller;
+}
+
+interface GatewayLike {
+	broker: ServiceBroker;
+	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown): void;
+}
+
+type AliasRequest = IncomingMessage & { $ctx: Context<unknown, RequestMeta & { $statusCode?: number }> };
+
+/** The moleculer-web alias of the ops route; failures go to `next`, and from there to the Status mapping. */
+export function clusterViewAlias(this: GatewayLike, req: AliasRequest, res: ServerResponse, next: (err?: unknown) => void): void {
+	requireAdmin(req.$ctx, req.headers.authorization)
+		.then(() => {
+			const { registry } = this.broker;
+			const nodes = registry.getNodeList({ onlyAvailable: false, withServices: false }) as unknown as RegistryNode[];
+			const registered = registry.getServiceList({ skipInternal: true }) as RegistryService[];
+			const { status, body } = clusterView(nodes, registered, { now: Date.now(), uptimeSeconds: process.uptime() });
+			req.$ctx.meta.$statusCode = status;
+			this.sendResponse(req, res, body);
+		})
+		.catch(next);
+}
