@@ -1,0 +1,14 @@
+import type { RouteSpec } from "../route-spec.js";
+
+/** AIService (contract 12). */
+export const aiRoutes: RouteSpec[] = [
+	{
+		operation: "Transcribe",
+		method: "POST",
+		path: "/api/v1/ai:transcribe",
+		action: "ai.transcribe",
+		access: "signed-in",
+		body: "*",
+		summary: "Transcribes audio (base64, up to 25 MiB) with the provider configured in the AI setting."
+	}
+];
