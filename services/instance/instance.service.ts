@@ -15,8 +15,12 @@ import { validateSetting } from "./setting-validation.js";
 import { ownerCounters, STATS_OWNERS, toStatsJson, type OwnerCounters } from "./stats.js";
 import { checkRecipient, resolveSmtpSettings, sendTestEmail, TEST_EMAIL_TIMEOUT_MS } from "./test-email.js";
 
+/**
+ * The value is kept as JSON text: TAGS keys are regular expressions, which may hold `.` and
+ * `$`, and neither store accepts those in field names.
+ */
 interface SettingDoc extends Doc {
-	value: SettingValue;
+	json: string;
 }
 
 interface InstanceSettings extends ServiceSettingSchema {
@@ -100,7 +104,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 				});
 				if (requested.length === 0) return { settings: [] };
 				const docs = await this.settingsCollection().find({ _id: { $in: [...new Set(requested.map(r => r.key))] } });
-				const stored = new Map(docs.map(doc => [doc._id, doc.value]));
+				const stored = new Map(docs.map(doc => [doc._id, JSON.parse(doc.json) as SettingValue]));
 				return { settings: requested.map(({ key, view }) => toSettingJson(key, stored.get(key), view)) };
 			}
 		},
@@ -119,7 +123,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 				if (key === "GENERAL" && next.disallowPasswordAuth === true && (await this.identityProviderCount(ctx)) === 0) {
 					throw failedPrecondition("password sign-in cannot be disabled while no identity provider exists");
 				}
-				await this.settingsCollection().update({ _id: key }, { $set: { value: next } }, { upsert: true });
+				await this.settingsCollection().update({ _id: key }, { $set: { json: JSON.stringify(next) } }, { upsert: true });
 				await this.broker.broadcast(SETTING_UPDATED_EVENT, { key });
 				return toSettingJson(key, next, "admin");
 			}
@@ -165,7 +169,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 
 		async storedSetting(key: InstanceSettingKey): Promise<SettingValue | undefined> {
 			const doc = await this.settingsCollection().findOne({ _id: key });
-			return doc?.value;
+			return doc ? (JSON.parse(doc.json) as SettingValue) : undefined;
 		},
 
 		async readAccessMode(): Promise<AccessMode> {
