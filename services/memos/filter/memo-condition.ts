@@ -1,0 +1,40 @@
+import type { TextFunction } from "./text-match.js";
+
+/**
+ * A checked memo filter (contract 6.2), independent of the request: names of users and `now`
+ * are resolved only when it is compiled.
+ */
+export type MemoCondition =
+	| { kind: "const"; value: boolean }
+	| { kind: "and" | "or"; items: MemoCondition[] }
+	| { kind: "not"; item: MemoCondition }
+	| { kind: "flag"; field: FlagField; value: boolean }
+	| { kind: "content"; op: "=="; value: string }
+	| { kind: "contentIn"; values: string[] }
+	| { kind: "contentText"; fn: TextFunction; value: string }
+	| { kind: "visibility"; values: string[] }
+	| { kind: "creator"; usernames: string[] }
+	| { kind: "time"; field: TimeField; op: Comparison; value: TimeValue }
+	| { kind: "space"; spaceId: string | null }
+	| { kind: "tagIn"; values: string[] }
+	| { kind: "tagExists"; element: TagCondition }
+	| { kind: "tagCount"; op: Comparison; value: bigint };
+
+/** A condition on one tag inside `tags.exists(t, …)`. */
+export type TagCondition =
+	| { kind: "const"; value: boolean }
+	| { kind: "and" | "or"; items: TagCondition[] }
+	| { kind: "not"; item: TagCondition }
+	| { kind: "in"; values: string[] }
+	| { kind: "text"; fn: TextFunction; value: string };
+
+export type Comparison = "==" | "!=" | "<" | "<=" | ">" | ">=";
+
+export type FlagField = "pinned" | "has_task_list" | "has_link" | "has_code" | "has_incomplete_tasks" | "has_location";
+export type TimeField = "created_ts" | "updated_ts";
+
+/** Whole Unix seconds: `now` (request time, truncated) or a fixed second, plus an offset. */
+export interface TimeValue {
+	base: "now" | bigint;
+	offset: bigint;
+}
