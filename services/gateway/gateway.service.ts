@@ -10,6 +10,7 @@ import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
+import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
@@ -108,7 +109,10 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 						const { status, body } = await readiness(readinessChecks(this.broker), false);
 						sendJson(res, status, body, req.method === "HEAD");
 					},
-					"GET /health/cluster": clusterViewAlias
+					"GET /health/cluster": clusterViewAlias,
+					"GET /openapi.json": openApiAlias,
+					"GET /api-docs": apiDocsPageAlias,
+					"GET /api-docs/:file": apiDocsAssetAlias
 				}
 			}
 		],

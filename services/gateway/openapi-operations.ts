@@ -1,0 +1,106 @@
+import type { SchemaName } from "./openapi-schemas.js";
+
+/**
+ * What the route table does not say about an operation and its OpenAPI entry needs: its
+ * group, query parameters, and the contract's body and response shapes. Keyed by the
+ * operation names of the route table; `test/api/openapi.test.ts` fails when a route has no
+ * entry here, so the document cannot fall behind the routes.
+ */
+
+export type QueryParam =
+	| "pageSize"
+	| "pageToken"
+	| "filter"
+	| "orderBy"
+	| "state"
+	| "showDeleted"
+	| "updateMask"
+	| "updateMaskOptional"
+	| "force"
+	| "memoId"
+	| "commentId"
+	| "attachmentId"
+	| "spaceId"
+	| "identityProviderId"
+	| "userId"
+	| "url";
+
+export interface OperationDoc {
+	tag: "AuthService" | "UserService" | "MemoService" | "AttachmentService" | "SpaceService" | "IdentityProviderService" | "InstanceService" | "AIService";
+	query?: QueryParam[];
+	/** The JSON body's schema; the route table says whether the operation takes a body. */
+	request?: SchemaName;
+	/** The answer's schema; absent for operations answering Empty (a zero-length body). */
+	response?: SchemaName;
+	description?: string;
+}
+
+const PAGE: QueryParam[] = ["pageSize", "pageToken"];
+
+export const OPERATION_DOCS: Record<string, OperationDoc> = {
+	// Contract 2.3
+	SignIn: { tag: "AuthService", request: "SignInRequest", response: "SignInResponse", description: "Sets the `memos_refresh` cookie." },
+	RefreshToken: { tag: "AuthService", response: "RefreshTokenResponse", description: "Reads only the `memos_refresh` cookie; rotates it." },
+	SignOut: { tag: "AuthService", description: "Revokes the refresh cookie's family and clears the cookie." },
+	GetCurrentUser: { tag: "AuthService", response: "GetCurrentUserResponse" },
+	// Contract 2.4
+	CreateUser: { tag: "UserService", query: ["userId"], request: "User", response: "User" },
+	ListUsers: { tag: "UserService", query: [...PAGE, "filter"], response: "ListUsersResponse" },
+	GetUser: { tag: "UserService", response: "User" },
+	UpdateUser: { tag: "UserService", query: ["updateMask"], request: "User", response: "User" },
+	DeleteUser: { tag: "UserService" },
+	// Contract 7
+	ListMemos: { tag: "MemoService", query: [...PAGE, "state", "orderBy", "filter", "showDeleted"], response: "ListMemosResponse" },
+	CreateMemo: { tag: "MemoService", query: ["memoId"], request: "Memo", response: "Memo" },
+	GetMemo: { tag: "MemoService", response: "Memo" },
+	UpdateMemo: { tag: "MemoService", query: ["updateMask"], request: "Memo", response: "Memo" },
+	DeleteMemo: { tag: "MemoService", query: ["force"] },
+	GetLinkMetadata: { tag: "MemoService", query: ["url"], response: "LinkMetadata" },
+	BatchGetLinkMetadata: { tag: "MemoService", request: "BatchGetLinkMetadataRequest", response: "BatchGetLinkMetadataResponse" },
+	ListMemoAttachments: { tag: "MemoService", query: PAGE, response: "ListAttachmentsResponse" },
+	SetMemoAttachments: { tag: "MemoService", request: "SetMemoAttachmentsRequest" },
+	ListMemoComments: { tag: "MemoService", query: [...PAGE, "orderBy"], response: "ListMemosResponse" },
+	CreateMemoComment: { tag: "MemoService", query: ["commentId"], request: "Memo", response: "Memo" },
+	ListMemoReactions: { tag: "MemoService", query: PAGE, response: "ListMemoReactionsResponse" },
+	UpsertMemoReaction: { tag: "MemoService", request: "UpsertMemoReactionRequest", response: "Reaction" },
+	DeleteMemoReaction: { tag: "MemoService" },
+	ListMemoRelations: { tag: "MemoService", query: PAGE, response: "ListMemoRelationsResponse" },
+	SetMemoRelations: { tag: "MemoService", request: "SetMemoRelationsRequest" },
+	ListMemoShares: { tag: "MemoService", response: "ListMemoSharesResponse" },
+	CreateMemoShare: { tag: "MemoService", request: "MemoShare", response: "MemoShare" },
+	DeleteMemoShare: { tag: "MemoService" },
+	GetSharedMemo: { tag: "MemoService", response: "Memo", description: "The memo of a live share link; the share token is the credential." },
+	// Contract 8
+	ListAttachments: { tag: "AttachmentService", query: [...PAGE, "filter", "orderBy"], response: "ListAttachmentsResponse" },
+	CreateAttachment: { tag: "AttachmentService", query: ["attachmentId"], request: "Attachment", response: "Attachment" },
+	GetAttachment: { tag: "AttachmentService", response: "Attachment" },
+	UpdateAttachment: { tag: "AttachmentService", query: ["updateMask"], request: "Attachment", response: "Attachment" },
+	DeleteAttachment: { tag: "AttachmentService" },
+	BatchDeleteAttachments: { tag: "AttachmentService", request: "BatchDeleteAttachmentsRequest" },
+	UploadAttachment: { tag: "AttachmentService", request: "UploadAttachmentRequest", response: "UploadAttachmentResponse", description: "Chunked upload (contract 8.4): open with `spec`, continue with `uploadId`, `offset` and `content`." },
+	// Contract 9
+	ListSpaces: { tag: "SpaceService", query: PAGE, response: "ListSpacesResponse" },
+	CreateSpace: { tag: "SpaceService", query: ["spaceId"], request: "Space", response: "Space" },
+	GetSpace: { tag: "SpaceService", response: "Space" },
+	UpdateSpace: { tag: "SpaceService", query: ["updateMask"], request: "Space", response: "Space" },
+	DeleteSpace: { tag: "SpaceService", query: ["force"] },
+	ListSpaceMembers: { tag: "SpaceService", query: PAGE, response: "ListSpaceMembersResponse" },
+	AddSpaceMember: { tag: "SpaceService", request: "SpaceMember", response: "SpaceMember" },
+	UpdateSpaceMember: { tag: "SpaceService", query: ["updateMask"], request: "SpaceMember", response: "SpaceMember" },
+	RemoveSpaceMember: { tag: "SpaceService" },
+	// Contract 10
+	ListIdentityProviders: { tag: "IdentityProviderService", response: "ListIdentityProvidersResponse" },
+	CreateIdentityProvider: { tag: "IdentityProviderService", query: ["identityProviderId"], request: "IdentityProvider", response: "IdentityProvider" },
+	GetIdentityProvider: { tag: "IdentityProviderService", response: "IdentityProvider" },
+	UpdateIdentityProvider: { tag: "IdentityProviderService", query: ["updateMask"], request: "IdentityProvider", response: "IdentityProvider" },
+	DeleteIdentityProvider: { tag: "IdentityProviderService" },
+	// Contract 11
+	GetInstanceProfile: { tag: "InstanceService", response: "InstanceProfile" },
+	GetInstanceStats: { tag: "InstanceService", response: "InstanceStats" },
+	BatchGetInstanceSettings: { tag: "InstanceService", request: "BatchGetInstanceSettingsRequest", response: "BatchGetInstanceSettingsResponse" },
+	TestInstanceEmailSetting: { tag: "InstanceService", request: "TestInstanceEmailSettingRequest" },
+	GetInstanceSetting: { tag: "InstanceService", response: "InstanceSetting", description: "Keys: GENERAL, STORAGE, MEMO_RELATED, TAGS, NOTIFICATION, AI, ACCESS (read rights per key, contract 11.2)." },
+	UpdateInstanceSetting: { tag: "InstanceService", query: ["updateMaskOptional"], request: "InstanceSetting", response: "InstanceSetting" },
+	// Contract 12
+	Transcribe: { tag: "AIService", request: "TranscribeRequest", response: "TranscribeResponse" }
+};

@@ -1,0 +1,235 @@
+/**
+ * The JSON shapes of the contract (sections 1.8, 2, 4, 7-12) as OpenAPI 3.0 schemas, for the
+ * document served at `/openapi.json`. Output-only fields are `readOnly`, input-only ones
+ * `writeOnly`; int64 values are decimal strings (proto3 JSON, contract 1.2).
+ */
+
+export interface Schema {
+	type?: "string" | "integer" | "number" | "boolean" | "array" | "object";
+	format?: string;
+	enum?: string[];
+	items?: Schema;
+	properties?: Record<string, Schema>;
+	required?: string[];
+	additionalProperties?: Schema | boolean;
+	nullable?: boolean;
+	readOnly?: boolean;
+	writeOnly?: boolean;
+	description?: string;
+	example?: unknown;
+	minimum?: number;
+	maximum?: number;
+	$ref?: string;
+}
+
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (description?: string, extra: Schema = {}): Schema => ({ type: "string", ...(description ? { description } : {}), ...extra });
+const out = (schema: Schema): Schema => ({ ...schema, readOnly: true });
+const bool = (): Schema => ({ type: "boolean" });
+const int32 = (description?: string): Schema => ({ type: "integer", format: "int32", ...(description ? { description } : {}) });
+const int64 = (description?: string): Schema => str(description ?? "int64 as a decimal string", { format: "int64", example: "0" });
+const time = (): Schema => str("RFC 3339 time in UTC, e.g. 2025-03-01T09:30:00.123Z", { format: "date-time" });
+const bytes = (description: string): Schema => str(description, { format: "byte" });
+const arr = (items: Schema): Schema => ({ type: "array", items });
+const obj = (properties: Record<string, Schema>, required?: string[]): Schema => ({ type: "object", properties, ...(required ? { required } : {}) });
+const enumOf = (...values: string[]): Schema => ({ type: "string", enum: values });
+/** A free-form object stored and echoed as given. */
+const anyObject = (description: string): Schema => ({ type: "object", additionalProperties: true, description });
+const page = (field: string, item: string): Schema => obj({ [field]: arr(ref(item)), nextPageToken: str("empty on the last page") });
+
+export const SCHEMAS = {
+	Status: obj(
+		{
+			code: int32("gRPC status code (contract 1.8)"),
+			message: str("for humans; not part of the contract"),
+			details: { type: "array", items: anyObject("always empty"), description: "always []" }
+		},
+		["code", "message", "details"]
+	),
+	Memo: obj({
+		name: out(str("memos/{memo}")),
+		state: enumOf("STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"),
+		creator: out(str("users/{username}")),
+		createTime: time(),
+		updateTime: time(),
+		content: str("Markdown"),
+		visibility: enumOf("VISIBILITY_UNSPECIFIED", "PRIVATE", "PROTECTED", "PUBLIC", "SPACE"),
+		tags: out(arr(str())),
+		pinned: bool(),
+		attachments: arr(ref("Attachment")),
+		relations: out(arr(ref("MemoRelation"))),
+		reactions: out(arr(ref("Reaction"))),
+		property: out(
+			obj({ hasLink: bool(), hasTaskList: bool(), hasCode: bool(), hasIncompleteTasks: bool(), title: str() })
+		),
+		parent: out(str("memos/{memo} of the commented memo; omitted when not a comment")),
+		snippet: out(str()),
+		location: obj({ placeholder: str(), latitude: { type: "number", format: "double", minimum: -90, maximum: 90 }, longitude: { type: "number", format: "double", minimum: -180, maximum: 180 } }),
+		space: str("spaces/{space} or null", { nullable: true }),
+		deleteTime: out(time())
+	}),
+	MemoRelation: obj({
+		memo: obj({ name: str("memos/{memo}"), snippet: out(str()) }),
+		relatedMemo: obj({ name: str("memos/{memo}"), snippet: out(str()) }),
+		type: enumOf("TYPE_UNSPECIFIED", "REFERENCE", "COMMENT")
+	}),
+	Reaction: obj(
+		{
+			name: out(str("memos/{memo}/reactions/{reaction}")),
+			creator: out(str("users/{username}")),
+			reactionType: str("1-64 bytes, e.g. an emoji"),
+			createTime: out(time())
+		},
+		["reactionType"]
+	),
+	MemoShare: obj({
+		name: out(str("memos/{memo}/shares/{share}; the share segment is the bearer token")),
+		createTime: out(time()),
+		expireTime: time()
+	}),
+	LinkMetadata: obj({ url: str(), title: str(), description: str(), image: str() }),
+	Attachment: obj(
+		{
+			name: out(str("attachments/{attachment}")),
+			createTime: out(time()),
+			filename: str("at most 255 bytes, no / or \\"),
+			content: { ...bytes("file content (CreateAttachment only)"), writeOnly: true },
+			externalLink: str("http(s) URL of bytes kept elsewhere, or empty"),
+			type: str("MIME type"),
+			size: out(int64("stored byte count")),
+			memo: str("memos/{memo} when linked"),
+			space: out(str("the linked memo's space, or null", { nullable: true })),
+			motionMedia: anyObject("stored and echoed as given"),
+			mediaMetadata: anyObject("stored and echoed as given; immutable after create")
+		},
+		["filename"]
+	),
+	SpaceMembership: obj({ role: enumOf("ROLE_UNSPECIFIED", "ADMIN", "MEMBER"), joinTime: time() }),
+	Space: obj(
+		{
+			name: out(str("spaces/{space}")),
+			displayName: str("1-100 characters"),
+			description: str("at most 2000 characters"),
+			creator: out(str("users/{username}")),
+			createTime: out(time()),
+			updateTime: out(time()),
+			memberCount: out(int32()),
+			membership: out(ref("SpaceMembership"))
+		},
+		["displayName"]
+	),
+	SpaceMember: obj({
+		name: out(str("spaces/{space}/members/{username}")),
+		user: str("users/{username}"),
+		role: enumOf("ROLE_UNSPECIFIED", "ADMIN", "MEMBER"),
+		joinTime: out(time())
+	}),
+	User: obj({
+		name: out(str("users/{username}")),
+		role: enumOf("ROLE_UNSPECIFIED", "ADMIN", "USER"),
+		username: str(),
+		email: str(),
+		displayName: str(),
+		avatarUrl: str(),
+		description: str(),
+		password: { ...str("at most 72 bytes"), writeOnly: true },
+		state: enumOf("STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"),
+		createTime: out(time()),
+		updateTime: out(time())
+	}),
+	IdentityProvider: obj({
+		name: out(str("identity-providers/{identity-provider}")),
+		type: enumOf("TYPE_UNSPECIFIED", "OAUTH2"),
+		title: str(),
+		identifierFilter: str("regular expression the identifier must match"),
+		config: obj({
+			oauth2Config: obj({
+				clientId: str(),
+				clientSecret: str("write-only: always empty on output"),
+				authUrl: str(),
+				tokenUrl: str(),
+				userInfoUrl: str(),
+				scopes: arr(str()),
+				fieldMapping: obj({ identifier: str(), displayName: str(), email: str(), avatarUrl: str() })
+			})
+		})
+	}),
+	InstanceProfile: obj({
+		version: str(),
+		demo: bool(),
+		instanceUrl: str(),
+		admin: ref("User"),
+		commit: str(),
+		needsSetup: bool(),
+		accessMode: enumOf("INSTANCE_ACCESS_MODE_PRIVATE", "INSTANCE_ACCESS_MODE_PUBLIC")
+	}),
+	InstanceStats: obj({
+		database: obj({ driver: enumOf("nedb", "mongodb"), sizeBytes: int64() }),
+		localStorageBytes: int64(),
+		generatedTime: time(),
+		userCount: int32(),
+		memoCount: int32(),
+		attachmentCount: int32(),
+		attachmentBytes: int64(),
+		spaceCount: int32()
+	}),
+	InstanceSetting: {
+		...obj({
+			name: str("instance/settings/{KEY}"),
+			generalSetting: anyObject("GENERAL"),
+			storageSetting: anyObject("STORAGE"),
+			memoRelatedSetting: anyObject("MEMO_RELATED"),
+			tagsSetting: anyObject("TAGS"),
+			notificationSetting: anyObject("NOTIFICATION"),
+			aiSetting: anyObject("AI"),
+			accessSetting: anyObject("ACCESS")
+		}),
+		description: "Exactly one value field, the one of the key (contract 4.12). Write-only secrets read as empty strings."
+	},
+	SignInRequest: obj({
+		passwordCredentials: obj({ username: str(), password: { ...str(), writeOnly: true } }),
+		ssoCredentials: obj({ idpName: str("identity-providers/{identity-provider}"), code: str(), redirectUri: str(), codeVerifier: str("PKCE, optional") })
+	}),
+	SignInResponse: obj({ user: ref("User"), accessToken: str(), accessTokenExpiresAt: time() }),
+	RefreshTokenResponse: obj({ accessToken: str(), expiresAt: time() }),
+	GetCurrentUserResponse: obj({ user: ref("User") }),
+	ListMemosResponse: page("memos", "Memo"),
+	ListMemoReactionsResponse: page("reactions", "Reaction"),
+	ListMemoRelationsResponse: page("relations", "MemoRelation"),
+	ListAttachmentsResponse: page("attachments", "Attachment"),
+	ListSpacesResponse: page("spaces", "Space"),
+	ListSpaceMembersResponse: page("members", "SpaceMember"),
+	ListUsersResponse: page("users", "User"),
+	ListMemoSharesResponse: obj({ memoShares: arr(ref("MemoShare")) }),
+	ListIdentityProvidersResponse: obj({ identityProviders: arr(ref("IdentityProvider")) }),
+	BatchGetLinkMetadataRequest: obj({ urls: arr(str()) }, ["urls"]),
+	BatchGetLinkMetadataResponse: obj({ linkMetadata: arr(ref("LinkMetadata")) }),
+	BatchGetInstanceSettingsRequest: obj({ names: arr(str("instance/settings/{KEY}")) }),
+	BatchGetInstanceSettingsResponse: obj({ settings: arr(ref("InstanceSetting")) }),
+	BatchDeleteAttachmentsRequest: obj({ names: arr(str("attachments/{attachment}")) }, ["names"]),
+	SetMemoAttachmentsRequest: obj({ attachments: arr(ref("Attachment")) }),
+	SetMemoRelationsRequest: obj({ relations: arr(ref("MemoRelation")) }),
+	UpsertMemoReactionRequest: obj({ reaction: ref("Reaction") }, ["reaction"]),
+	UploadAttachmentRequest: obj({
+		spec: obj({ filename: str(), type: str(), size: int64(), memo: str("memos/{memo}"), attachmentId: str() }),
+		uploadId: str(),
+		offset: int64(),
+		content: bytes("the chunk, 1 byte to 4 MiB decoded")
+	}),
+	UploadAttachmentResponse: obj({
+		uploadId: str(),
+		size: int64(),
+		nextOffset: int64(),
+		maxChunkSize: int64(),
+		expireTime: time(),
+		attachment: ref("Attachment")
+	}),
+	TestInstanceEmailSettingRequest: obj({ email: anyObject("NOTIFICATION e-mail setting; omitted: the stored one"), recipientEmail: str() }),
+	TranscribeRequest: obj(
+		{ audio: obj({ content: bytes("audio, at most 25 MiB"), filename: str(), contentType: str(), uri: str("not supported") }) },
+		["audio"]
+	),
+	TranscribeResponse: obj({ text: str() })
+} satisfies Record<string, Schema>;
+
+export type SchemaName = keyof typeof SCHEMAS;
