@@ -96,7 +96,7 @@ async function storeNotification(value: unknown): Promise<void> {
 }
 
 function instanceSettings(): { testEmailTimeoutMs: number } {
-	return (app.node.broker.getLocalService("instance") as Service<{ testEmailTimeoutMs: number }>).settings;
+	return (app.node.broker.getLocalService("instance") as unknown as Service<{ testEmailTimeoutMs: number }>).settings;
 }
 
 async function withTimeout<T>(ms: number, run: () => Promise<T>): Promise<T> {
