@@ -1,6 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { unauthenticated } from "../../shared/errors.js";
+import { unauthenticated, unavailable } from "../../shared/errors.js";
 import { toTimestamp } from "../../shared/proto-json.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
@@ -9,6 +9,18 @@ import { issueAccessToken, verifyAccessToken } from "./access-token.js";
 import { ActiveUsers } from "./active-users.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
 import { createUser, type CreateUserParams } from "./create-user.js";
+import { USER_DATA_CLEANUP_ACTIONS, deleteUser } from "./delete-user.js";
+import { getUser } from "./get-user.js";
+import {
+	createIdentityProvider,
+	deleteIdentityProvider,
+	getIdentityProvider,
+	listIdentityProviders,
+	toIdpJson,
+	updateIdentityProvider,
+	type CreateIdpParams,
+	type UpdateIdpParams
+} from "./identity-providers.js";
 import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
 import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "./refresh-cookie.js";
 import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, type RefreshTokenDoc } from "./refresh-tokens.js";
@@ -17,6 +29,9 @@ import { SSO_TIMEOUT_MS } from "./sso.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
 import { USERS, type UserDoc } from "./user-doc.js";
 import { toUserJson } from "./user-json.js";
+import { listUsers, type ListUsersParams } from "./list-users.js";
+import { updateUser, type UpdateUserParams } from "./update-user.js";
+import { mayReadEmail } from "./user-access.js";
 
 /** What other services need of a user. */
 export interface UserRef {
@@ -39,6 +54,7 @@ interface AuthMethods extends InstanceSettingsMethods {
 	users(): Collection<UserDoc>;
 	deps(): AuthDeps;
 	startSession(ctx: Context<unknown, CookieMeta>, user: UserDoc): Promise<Record<string, unknown>>;
+	deleteUserData(ctx: Context, userId: string): Promise<void>;
 	userChanged(id: string): void;
 }
 
@@ -158,6 +174,74 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				const user = await createUser(this.deps(), ctx.params, ctx.meta.user ?? null);
 				return toUserJson(user, true);
 			}
+		},
+
+		getUser: {
+			handler(ctx: Context<{ user?: unknown }, RequestMeta>) {
+				return getUser(this.deps(), ctx.params.user, ctx.meta.user);
+			}
+		},
+
+		listUsers: {
+			async handler(ctx: Context<ListUsersParams, RequestMeta>) {
+				const { users, nextPageToken } = await listUsers(this.deps(), ctx.params, ctx.meta.user);
+				return { users: users.map(user => toUserJson(user, true)), nextPageToken };
+			}
+		},
+
+		updateUser: {
+			async handler(ctx: Context<UpdateUserParams, CookieMeta>) {
+				const caller = ctx.meta.user;
+				if (!caller) throw unauthenticated();
+				const { user, identityChanged } = await updateUser(this.deps(), ctx.params, caller, ctx.meta.refreshCookie);
+				if (identityChanged) this.userChanged(user._id);
+				return toUserJson(user, mayReadEmail(caller, user));
+			}
+		},
+
+		deleteUser: {
+			async handler(ctx: Context<{ user?: unknown }, RequestMeta>): Promise<void> {
+				const user = await deleteUser(this.deps(), ctx.params.user, ctx.meta.user, userId => this.deleteUserData(ctx, userId));
+				this.userChanged(user._id);
+			}
+		},
+
+		listIdentityProviders: {
+			async handler() {
+				return { identityProviders: (await listIdentityProviders(this.deps())).map(toIdpJson) };
+			}
+		},
+
+		getIdentityProvider: {
+			async handler(ctx: Context<{ identityProvider?: unknown }>) {
+				return toIdpJson(await getIdentityProvider(this.deps(), ctx.params.identityProvider));
+			}
+		},
+
+		createIdentityProvider: {
+			async handler(ctx: Context<CreateIdpParams, RequestMeta>) {
+				return toIdpJson(await createIdentityProvider(this.deps(), ctx.params, ctx.meta.user));
+			}
+		},
+
+		updateIdentityProvider: {
+			async handler(ctx: Context<UpdateIdpParams, RequestMeta>) {
+				return toIdpJson(await updateIdentityProvider(this.deps(), ctx.params, ctx.meta.user));
+			}
+		},
+
+		deleteIdentityProvider: {
+			async handler(ctx: Context<{ identityProvider?: unknown }, RequestMeta>): Promise<void> {
+				await deleteIdentityProvider(this.deps(), ctx.params.identityProvider, ctx.meta.user);
+			}
+		},
+
+		/** How many identity providers exist (the instance service refuses to disallow password sign-in without one). */
+		countIdentityProviders: {
+			visibility: "public",
+			handler(): Promise<number> {
+				return this.deps().identityProviders.count({});
+			}
 		}
 	},
 
@@ -192,6 +276,17 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, now);
 			ctx.meta.$responseHeaders = { "Set-Cookie": setRefreshCookie(refresh.token, refresh.expiresAt, now, ctx.meta.secureTransport === true) };
 			return { user: toUserJson(user, true), accessToken: access.token, accessTokenExpiresAt: toTimestamp(access.expiresAt) };
+		},
+
+		/** One call per service that owns user data and offers the clean-up action (contract 2.4, DeleteUser). */
+		async deleteUserData(ctx: Context, userId: string): Promise<void> {
+			const running = new Set(this.broker.registry.getServiceList({ onlyAvailable: true }).map(service => service.name));
+			for (const action of USER_DATA_CLEANUP_ACTIONS) {
+				const service = action.slice(0, action.indexOf("."));
+				// A service that is down would leave the user's data behind: refuse, the admin retries.
+				if (!running.has(service)) throw unavailable(`the ${service} service is unavailable; retry the deletion`);
+				if (this.broker.registry.getActionEndpoints(action)) await ctx.call(action, { userId });
+			}
 		},
 
 		userChanged(id: string): void {

@@ -36,9 +36,17 @@ export interface RouteSpec {
 	ignoresAccessToken?: boolean;
 	/**
 	 * The operation reads or sets the `memos_refresh` cookie: the gateway hands the cookie and
-	 * whether the request came over TLS to the action, and a failed authentication clears it.
+	 * whether the request came over TLS to the action.
 	 */
 	refreshCookie?: boolean;
+	/** A failed authentication clears the refresh cookie too (GetCurrentUser, contract 2.3). */
+	authFailureClearsRefreshCookie?: boolean;
+	/**
+	 * Dotted path of a base64 `bytes` field in the request (`audio.content`): the gateway
+	 * decodes it and hands the bytes to the action as the call's stream (`ctx.stream`), with
+	 * their count in the `$streamLength` param.
+	 */
+	bytesField?: string;
 	summary: string;
 }
 

@@ -129,7 +129,7 @@ describe("SignOut (contract 2.3)", () => {
 	});
 
 	test("answers 200 without a cookie, and with a malformed one", async () => {
-		for (const headers of [{}, { Cookie: "memos_refresh=@@@" }]) {
+		for (const headers of [{}, { Cookie: "memos_refresh=@@@" }] as Record<string, string>[]) {
 			const res = await fetch(`${app.baseUrl}/api/v1/auth/signout`, { method: "POST", headers });
 			expect(res.status).toBe(200);
 			expect(res.headers.getSetCookie()).toEqual([CLEARED]);

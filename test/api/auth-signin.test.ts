@@ -48,7 +48,7 @@ describe("SignIn with a password (contract 2.3)", () => {
 	});
 
 	test("the cookie gets Secure behind TLS", async () => {
-		for (const headers of [{ "X-Forwarded-Proto": "https" }, { Forwarded: "for=1.2.3.4;proto=https" }, { Origin: "https://memos.example.com" }]) {
+		for (const headers of [{ "X-Forwarded-Proto": "https" }, { Forwarded: "for=1.2.3.4;proto=https" }, { Origin: "https://memos.example.com" }] as Record<string, string>[]) {
 			const res = await signInWith({ passwordCredentials: { username: "alice", password: DEFAULT_PASSWORD } }, headers);
 			expect(res.status).toBe(200);
 			expect(res.headers.getSetCookie()[0]).toMatch(/; Secure$/);

@@ -42,6 +42,7 @@ export const authRoutes: RouteSpec[] = [
 		action: "auth.getCurrentUser",
 		access: "signed-in",
 		refreshCookie: true,
+		authFailureClearsRefreshCookie: true,
 		summary: "The signed-in user, e-mail included."
 	}
 ];

@@ -1,6 +1,6 @@
 import type { RouteSpec } from "../route-spec.js";
 
-/** UserService (contract 2.4); the auth service owns users. */
+/** UserService (contract 2.4); the auth service owns users. `{user}` is the username. */
 export const usersRoutes: RouteSpec[] = [
 	{
 		operation: "CreateUser",
@@ -10,5 +10,42 @@ export const usersRoutes: RouteSpec[] = [
 		access: "anyone",
 		body: "user",
 		summary: "Registers a user; the first user of an instance becomes its ADMIN."
+	},
+	{
+		operation: "ListUsers",
+		method: "GET",
+		path: "/api/v1/users",
+		action: "auth.listUsers",
+		access: "signed-in",
+		summary: "Every user, oldest first (admins only); filter `username == \"name\"`."
+	},
+	{
+		operation: "GetUser",
+		method: "GET",
+		path: "/api/v1/users/{user}",
+		action: "auth.getUser",
+		access: "public-instance",
+		summary: "One user; the e-mail only for the user themself and admins."
+	},
+	{
+		operation: "UpdateUser",
+		method: "PATCH",
+		path: "/api/v1/users/{user}",
+		action: "auth.updateUser",
+		access: "signed-in",
+		// Not `user`: the path parameter of that name would replace it (path parameters win).
+		body: "patch",
+		// A password change keeps the session it was made from (contract 2.1).
+		refreshCookie: true,
+		summary: "Changes the fields named by updateMask; role and state by admins only."
+	},
+	{
+		operation: "DeleteUser",
+		method: "DELETE",
+		path: "/api/v1/users/{user}",
+		action: "auth.deleteUser",
+		access: "signed-in",
+		empty: true,
+		summary: "Deletes a user and their data (admins only)."
 	}
 ];
