@@ -37,6 +37,7 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
 	url: "/openapi.json",
 	dom_id: "#swagger-ui",
 	deepLinking: true,
+	displayOperationId: true,
 	validatorUrl: null,
 	presets: [SwaggerUIBundle.presets.apis],
 	layout: "BaseLayout"
