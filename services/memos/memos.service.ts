@@ -1,8 +1,278 @@
-import type { ServiceSchema } from "moleculer";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { alreadyExists, notFound, unauthenticated } from "../../shared/errors.js";
+import { formatName } from "../../shared/names.js";
+import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
+import { parseBool } from "../../shared/proto-json.js";
+import { documentsOf } from "../../shared/runtime/resources.js";
+import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
+import type { UserRef } from "../auth/auth.service.js";
+import { deriveContent } from "./content/derive-content.js";
+import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
+import { parseMemoOrderBy } from "./filter/order-by.js";
+import { candidateQuery } from "./list-query.js";
+import { parseListMemosQuery } from "./list-params.js";
+import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
+import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
+import { MEMOS, type MemoDoc } from "./memo-doc.js";
+import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
+import { toMemoJson } from "./memo-json.js";
+import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
+import { afterPosition, positionGuard, positionOf } from "./page-position.js";
 
-/** Owns its part of the contract; its operations are added to this schema as they are built. */
-const MemosService: ServiceSchema = {
-	name: "memos"
+/** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
+export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+const SEQUENCES = "memo_sequences";
+
+interface SequenceDoc extends Doc {
+	value: number;
+}
+
+/** The JS type of each sortable memo field, to check positions read from page tokens. */
+const SORT_KEY_TYPES = {
+	pinned: "boolean",
+	createTime: "number",
+	updateTime: "number",
+	_id: "string",
+	seq: "number"
+} as const;
+
+const LIST_MEMOS = "ListMemos";
+
+interface MemosSettings extends ServiceSettingSchema {
+	/** How often soft-deleted memos past their retention are looked for. */
+	purgeIntervalMs: number;
+}
+
+interface MemosMethods extends InstanceSettingsMethods {
+	memoCollection(): Collection<MemoDoc>;
+	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
+	clockNow(): number;
+	nextSeq(): Promise<number>;
+	contentLengthLimit(): Promise<number>;
+	/** `users/{username}` per user id, in one `auth.lookupUsers` call. */
+	creatorNames(ctx: Context, creatorIds: Iterable<string>): Promise<Map<string, string>>;
+	purgeExpiredMemos(now: number): Promise<number>;
+}
+
+interface MemosVars {
+	purgeTimer?: NodeJS.Timeout;
+}
+
+type MemoCtx<P> = Context<P, RequestMeta>;
+
+function signedIn(ctx: MemoCtx<unknown>): Caller {
+	const caller = ctx.meta.user;
+	if (!caller) throw unauthenticated();
+	return caller;
+}
+
+/** Path ids are not validated (contract 1.5): whatever is not a stored id is NOT_FOUND. */
+function pathId(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
+const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
+	name: "memos",
+	// The mixin is typed with its own `this`; `mixins` takes untyped schemas.
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
+
+	settings: {
+		purgeIntervalMs: 60 * 60 * 1000
+	},
+
+	actions: {
+		/** ListMemos (contract 7.2): candidates, filter, order, one store query per page. */
+		listMemos: {
+			async handler(ctx: MemoCtx<Record<string, unknown>>) {
+				const caller = ctx.meta.user ?? null;
+				const query = parseListMemosQuery(ctx.params);
+				const filter = parseMemoFilter(query.filter);
+				const sort = parseMemoOrderBy(query.orderBy);
+				// The token is bound to everything that selects or orders the list, the caller included.
+				const bound = {
+					filter: query.filter,
+					orderBy: query.orderBy,
+					state: query.state,
+					showDeleted: query.showDeleted,
+					caller: caller?.id ?? null
+				};
+				const position = decodePageToken(query.pageToken, LIST_MEMOS, bound, positionGuard(sort, SORT_KEY_TYPES));
+				const candidates = candidateQuery(caller, query.state, query.showDeleted);
+				if (candidates === null) return { memos: [], nextPageToken: "" };
+
+				const creatorIds = new Map<string, string>();
+				if (filter.usernames.length > 0) {
+					const users = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: filter.usernames });
+					for (const user of users) creatorIds.set(user.username, user.id);
+				}
+				const now = ctx.meta.requestTime ?? Date.now();
+				const parts: Filter[] = [candidates, compileMemoFilter(filter, { now, creatorIds })];
+				if (position !== null) parts.push(afterPosition(sort, position));
+				const selected = parts.filter(part => Object.keys(part).length > 0);
+
+				const found = await this.memoCollection().find(selected.length === 1 ? selected[0] : { $and: selected }, {
+					sort,
+					limit: query.pageSize + 1
+				});
+				const page = found.slice(0, query.pageSize);
+				const last = page.at(-1);
+				const nextPageToken =
+					found.length > query.pageSize && last !== undefined ? encodePageToken(LIST_MEMOS, bound, positionOf(last, sort)) : "";
+				const names = await this.creatorNames(ctx, page.map(memo => memo.creatorId));
+				return {
+					memos: page.map(memo =>
+						toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "", withDeleteTime: query.showDeleted })
+					),
+					nextPageToken
+				};
+			}
+		},
+
+		/** CreateMemo (contract 7.3). */
+		createMemo: {
+			async handler(ctx: MemoCtx<CreateMemoParams>) {
+				const caller = signedIn(ctx);
+				const input = parseCreateMemo(ctx.params, await this.contentLengthLimit());
+				// Placing a memo in a space needs a membership, and no space exists before the spaces service.
+				if (input.spaceId !== null) throw notFound(`space "spaces/${input.spaceId}" not found`);
+				const now = ctx.meta.requestTime ?? Date.now();
+				const memo: MemoDoc = {
+					_id: input.id,
+					seq: await this.nextSeq(),
+					creatorId: caller.id,
+					content: input.content,
+					visibility: input.visibility,
+					state: "NORMAL",
+					pinned: input.pinned,
+					createTime: input.createTime ?? now,
+					updateTime: input.updateTime ?? now,
+					...deriveContent(input.content),
+					location: input.location,
+					spaceId: null,
+					parentId: null,
+					deleteTime: null
+				};
+				try {
+					await this.memoCollection().insert(memo);
+				} catch (err) {
+					// Soft-deleted memos keep their document, so their ids stay taken until purged.
+					if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
+					throw err;
+				}
+				const names = await this.creatorNames(ctx, [caller.id]);
+				return toMemoJson(memo, { creator: names.get(caller.id) ?? formatName("user", caller.username) });
+			}
+		},
+
+		/** GetMemo (contract 7.4): the read rule of 1.10. */
+		getMemo: {
+			async handler(ctx: MemoCtx<{ memo?: unknown }>) {
+				const id = pathId(ctx.params.memo);
+				const memo = await this.memoCollection().findOne({ _id: id });
+				assertReadable(memo, id, ctx.meta.user ?? null);
+				const names = await this.creatorNames(ctx, [memo.creatorId]);
+				return toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "" });
+			}
+		},
+
+		/** UpdateMemo (contract 7.5). */
+		updateMemo: {
+			async handler(ctx: MemoCtx<UpdateMemoParams & { memo?: unknown }>) {
+				const caller = signedIn(ctx);
+				const id = pathId(ctx.params.memo);
+				const now = ctx.meta.requestTime ?? Date.now();
+				const changes = parseUpdateMemo(ctx.params, await this.contentLengthLimit(), now);
+				const memo = await this.memoCollection().findOne({ _id: id });
+				assertCanUpdate(memo, id, caller);
+				if (changes.spaceId !== undefined && changes.spaceId !== null) {
+					throw notFound(`space "spaces/${changes.spaceId}" not found`);
+				}
+				const updated = await this.memoCollection().findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
+				// Deleted between the read and the write.
+				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
+				const names = await this.creatorNames(ctx, [updated.creatorId]);
+				return toMemoJson(updated, { creator: names.get(updated.creatorId) ?? "" });
+			}
+		},
+
+		/** DeleteMemo (contract 7.6): soft delete, or purge with `force`. */
+		deleteMemo: {
+			async handler(ctx: MemoCtx<{ memo?: unknown; force?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const id = pathId(ctx.params.memo);
+				const force = ctx.params.force === undefined || ctx.params.force === "" ? false : parseBool(ctx.params.force, "force");
+				const memos = this.memoCollection();
+				const memo = await memos.findOne({ _id: id });
+				assertCanDelete(memo, id, caller, force);
+				if (force) {
+					await memos.remove({ _id: id });
+					return;
+				}
+				const now = ctx.meta.requestTime ?? Date.now();
+				const changed = await memos.update({ _id: id, deleteTime: null }, { $set: { deleteTime: now } });
+				if (changed === 0) throw notFound(`memo "memos/${id}" not found`);
+			}
+		}
+	},
+
+	methods: {
+		memoCollection(): Collection<MemoDoc> {
+			return documentsOf(this.broker).collection<MemoDoc>(MEMOS);
+		},
+
+		clockNow(): number {
+			return Date.now();
+		},
+
+		/** A counter document: unique and increasing across every replica of the service. */
+		async nextSeq(): Promise<number> {
+			const sequences = documentsOf(this.broker).collection<SequenceDoc>(SEQUENCES);
+			const doc = await sequences.findOneAndUpdate({ _id: MEMOS }, { $inc: { value: 1 } }, { upsert: true });
+			if (doc === null) throw new Error("memo sequence was not incremented");
+			return doc.value;
+		},
+
+		async contentLengthLimit(): Promise<number> {
+			const limit = (await this.instanceSetting("MEMO_RELATED")).contentLengthLimit;
+			return typeof limit === "number" ? limit : MIN_CONTENT_LENGTH_LIMIT;
+		},
+
+		async creatorNames(ctx: Context, creatorIds: Iterable<string>): Promise<Map<string, string>> {
+			const ids = [...new Set(creatorIds)];
+			const names = new Map<string, string>();
+			if (ids.length === 0) return names;
+			const users = await ctx.call<UserRef[], { ids: string[] }>("auth.lookupUsers", { ids });
+			for (const user of users) names.set(user.id, formatName("user", user.username));
+			return names;
+		},
+
+		/** Erases memos soft-deleted more than the retention period before `now`. */
+		async purgeExpiredMemos(now: number): Promise<number> {
+			return this.memoCollection().remove({ deleteTime: { $lt: now - DELETED_RETENTION_MS } }, { multi: true });
+		}
+	},
+
+	async started() {
+		const memos = this.memoCollection();
+		// ListMemos branches (list-query.ts): equality fields, then the default and the pinned-first sort keys.
+		for (const owner of ["creatorId", "visibility"]) {
+			await memos.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, [owner]: 1, createTime: -1, seq: -1 } });
+			await memos.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, [owner]: 1, pinned: -1, createTime: -1, seq: -1 } });
+		}
+		await memos.ensureIndex({ fields: { deleteTime: 1 } });
+		await this.purgeExpiredMemos(this.clockNow());
+		this.purgeTimer = setInterval(() => {
+			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn("purging deleted memos failed", err));
+		}, this.settings.purgeIntervalMs);
+		this.purgeTimer.unref();
+	},
+
+	stopped() {
+		clearInterval(this.purgeTimer);
+	}
 };
 
 export default MemosService;

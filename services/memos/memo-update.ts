@@ -1,0 +1,115 @@
+import { invalidArgument } from "../../shared/errors.js";
+import { parseUpdateMask } from "../../shared/field-mask.js";
+import type { Update } from "../../shared/store/document-store.js";
+import { deriveContent } from "./content/derive-content.js";
+import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";
+import {
+	fieldOf,
+	memoBody,
+	readContent,
+	readLocation,
+	readPinned,
+	readSpace,
+	readState,
+	readTime,
+	readVisibility
+} from "./memo-fields.js";
+
+/** The mask paths of contract 7.5. */
+export const UPDATE_MEMO_PATHS = [
+	"content",
+	"visibility",
+	"pinned",
+	"state",
+	"create_time",
+	"update_time",
+	"location",
+	"attachments",
+	"relations",
+	"space"
+] as const;
+
+/** Paths whose operations (SetMemoAttachments, SetMemoRelations) arrive with later issues. */
+const NOT_YET_SUPPORTED = new Set(["attachments", "relations"]);
+
+export interface UpdateMemoParams {
+	updateMask?: unknown;
+	patch?: unknown;
+}
+
+/** The fields an update sets; a key is present exactly when its path is in the mask. */
+export interface MemoChanges {
+	content?: string;
+	visibility?: Visibility;
+	pinned?: boolean;
+	state?: MemoState;
+	createTime?: number;
+	location?: MemoLocation | null;
+	spaceId?: string | null;
+	/** Always set: the given time when `update_time` is masked, else now (contract 7.5). */
+	updateTime: number;
+}
+
+/** Validates the mask and the masked fields of an UpdateMemo request; fields outside the mask are ignored. */
+export function parseUpdateMemo(params: UpdateMemoParams, contentLimit: number, now: number): MemoChanges {
+	if (params.updateMask !== undefined && typeof params.updateMask !== "string") throw invalidArgument("updateMask must be a string");
+	const paths = parseUpdateMask(params.updateMask, UPDATE_MEMO_PATHS, { required: true });
+	const body = memoBody(params.patch, "memo");
+	const changes: MemoChanges = { updateTime: now };
+	for (const path of paths) {
+		if (NOT_YET_SUPPORTED.has(path)) throw invalidArgument(`updateMask path "${path}" is not supported yet`);
+		switch (path) {
+			case "content":
+				changes.content = readContent(fieldOf(body, "content"), contentLimit);
+				break;
+			case "visibility":
+				changes.visibility = readVisibility(fieldOf(body, "visibility"));
+				break;
+			case "pinned":
+				changes.pinned = readPinned(fieldOf(body, "pinned"));
+				break;
+			case "state":
+				changes.state = readState(fieldOf(body, "state"));
+				break;
+			case "create_time": {
+				const createTime = readTime(fieldOf(body, "createTime"), "createTime");
+				if (createTime === undefined) throw invalidArgument("createTime must be set when create_time is in updateMask");
+				changes.createTime = createTime;
+				break;
+			}
+			case "update_time":
+				changes.updateTime = readTime(fieldOf(body, "updateTime"), "updateTime") ?? now;
+				break;
+			case "location":
+				changes.location = readLocation(fieldOf(body, "location"));
+				break;
+			case "space":
+				changes.spaceId = readSpace(fieldOf(body, "space"));
+				break;
+		}
+	}
+	return changes;
+}
+
+/**
+ * The store update for `changes` on `memo`: SPACE visibility needs a space after the update
+ * (the memo's, or one set in the same request), and new content recomputes the derived values.
+ */
+export function memoUpdate(memo: MemoDoc, changes: MemoChanges): Update {
+	const visibility = changes.visibility ?? memo.visibility;
+	const spaceId = changes.spaceId !== undefined ? changes.spaceId : memo.spaceId;
+	if (visibility === "SPACE" && spaceId === null) {
+		throw invalidArgument(
+			changes.visibility === "SPACE" ? "visibility SPACE requires the memo to have a space" : "a SPACE memo cannot leave its space; change visibility too"
+		);
+	}
+	const set: Record<string, unknown> = { updateTime: changes.updateTime };
+	if (changes.content !== undefined) Object.assign(set, { content: changes.content }, deriveContent(changes.content));
+	if (changes.visibility !== undefined) set.visibility = changes.visibility;
+	if (changes.pinned !== undefined) set.pinned = changes.pinned;
+	if (changes.state !== undefined) set.state = changes.state;
+	if (changes.createTime !== undefined) set.createTime = changes.createTime;
+	if (changes.location !== undefined) set.location = changes.location;
+	if (changes.spaceId !== undefined) set.spaceId = changes.spaceId;
+	return { $set: set };
+}

@@ -1,0 +1,76 @@
+import { jest } from "@jest/globals";
+import type { MemoDoc } from "../../services/memos/memo-doc.js";
+import { documentsOf } from "../../shared/runtime/resources.js";
+import type { EmbeddedApp } from "../support/embedded-app.js";
+import { startPopulatedApp, type Population } from "../support/users.js";
+import { listAll, memoClient } from "./memos-client.js";
+
+let app: EmbeddedApp & Population;
+let api: ReturnType<typeof memoClient>;
+
+const COUNT = 10_000;
+const BASE_TIME = Date.UTC(2025, 0, 1);
+
+beforeAll(async () => {
+	app = await startPopulatedApp(1);
+	api = memoClient(app.baseUrl);
+	// One memo through the API gives the creator's internal id; the rest go straight into the store.
+	const first = await api.create(app.users[0], { content: "seed" }, "seed");
+	expect(first.status).toBe(200);
+	const memos = documentsOf(app.node.broker).collection<MemoDoc>("memos");
+	const seed = await memos.findOne({ _id: "seed" });
+	if (seed === null) throw new Error("seed memo missing");
+	for (let i = 0; i < COUNT; i++) {
+		await memos.insert({
+			...seed,
+			_id: `bulk-${i}`,
+			seq: 1_000_000 + i,
+			content: `bulk memo ${i}${i % 100 === 0 ? " #hundred" : ""}`,
+			visibility: i % 3 === 0 ? "PUBLIC" : "PRIVATE",
+			pinned: i % 7 === 0,
+			createTime: BASE_TIME + i * 1000,
+			updateTime: BASE_TIME + i * 1000,
+			tags: i % 100 === 0 ? ["hundred"] : []
+		});
+	}
+}, 120_000);
+
+afterAll(async () => {
+	await app.stop();
+});
+
+test("a filtered ListMemos page over 10,000 memos is served by one store query", async () => {
+	const memos = documentsOf(app.node.broker).collection<MemoDoc>("memos");
+	const find = jest.spyOn(memos, "find");
+	try {
+		const res = await api.list(app.users[0], { filter: '"hundred" in tags && visibility == "PUBLIC"', pageSize: "10" });
+		expect(res.status).toBe(200);
+		// i % 100 === 0 and i % 3 === 0: i = 9900, 9600, …, newest first.
+		expect(res.body.memos.map(m => m.name)).toEqual([9900, 9600, 9300, 9000, 8700, 8400, 8100, 7800, 7500, 7200].map(i => `memos/bulk-${i}`));
+		expect(res.body.nextPageToken).not.toBe("");
+		expect(find).toHaveBeenCalledTimes(1);
+
+		find.mockClear();
+		const next = await api.list(app.users[0], {
+			filter: '"hundred" in tags && visibility == "PUBLIC"',
+			pageSize: "10",
+			pageToken: res.body.nextPageToken
+		});
+		expect(next.body.memos.map(m => m.name)).toEqual([6900, 6600, 6300, 6000, 5700, 5400, 5100, 4800, 4500, 4200].map(i => `memos/bulk-${i}`));
+		expect(find).toHaveBeenCalledTimes(1);
+	} finally {
+		find.mockRestore();
+	}
+});
+
+test("pageSize above 1000 is coerced to 1000, and the pages cover every memo once", async () => {
+	const first = await api.list(app.users[0], { pageSize: "5000", orderBy: "pinned desc, create_time asc" });
+	expect(first.body.memos).toHaveLength(1000);
+	const all = await listAll(api, app.users[0], { pageSize: "1000", orderBy: "pinned desc, create_time asc" });
+	expect(all.pages).toEqual([...Array<number>(10).fill(1000), 1]);
+	expect(new Set(all.names).size).toBe(COUNT + 1);
+	const pinned = Math.ceil(COUNT / 7);
+	expect(all.names.slice(0, 2)).toEqual(["memos/bulk-0", "memos/bulk-7"]);
+	expect(all.names[pinned]).toBe("memos/bulk-1");
+	expect(all.names.at(-1)).toBe("memos/seed");
+}, 60_000);
