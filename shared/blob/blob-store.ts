@@ -25,9 +25,15 @@ export interface ByteRange {
 
 export interface BlobStore {
 	readonly kind: "local" | "s3";
-	/** Streams `body` into `key`; the object appears only once every byte is written. */
+	/**
+	 * Streams `body` into `key`; the object appears only once every byte is written. Rejects,
+	 * leaving any previous object untouched, when the body fails or its length differs from `size`.
+	 */
 	put(key: string, body: Readable, options?: { contentType?: string; size?: number }): Promise<BlobInfo>;
-	/** Streams the object or one byte range of it; NotFound when missing. */
+	/**
+	 * Streams the object or one byte range of it; BlobNotFoundError when missing, RangeError
+	 * when the range is malformed or does not lie inside the object.
+	 */
 	get(key: string, range?: ByteRange): Promise<Readable>;
 	/** Null when the object does not exist. */
 	stat(key: string): Promise<BlobStat | null>;

@@ -1,0 +1,174 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { FileHandle } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { Readable } from "node:stream";
+import type { BlobInfo, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
+import { BlobNotFoundError, assertBlobKey } from "./blob-store.js";
+
+export interface LocalBlobStoreOptions {
+	/** Root directory; a key is a path relative to it. */
+	dir: string;
+}
+
+/** Temporary files older than this cannot belong to a put still running. */
+const STALE_TEMPORARY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Objects as plain files under `dir` (the embedded default). A put writes into `<dir>/.tmp/`
+ * and renames into place, so readers see either the old bytes or all of the new ones; keys
+ * cannot start with a dot, so `.tmp` never collides with an object. Unlike S3, a key cannot
+ * be both an object and the parent folder of another object.
+ */
+export class LocalBlobStore implements BlobStore {
+	readonly kind = "local";
+	private readonly dir: string;
+	private readonly tmpDir: string;
+
+	constructor(options: LocalBlobStoreOptions) {
+		this.dir = options.dir;
+		this.tmpDir = join(options.dir, ".tmp");
+	}
+
+	async put(key: string, body: Readable, options: { contentType?: string; size?: number } = {}): Promise<BlobInfo> {
+		const target = this.pathOf(key);
+		await mkdir(this.tmpDir, { recursive: true });
+		const tmp = join(this.tmpDir, randomUUID());
+		const hash = createHash("sha256");
+		let size = 0;
+		let file: FileHandle | undefined;
+		try {
+			file = await open(tmp, "wx");
+			for await (const chunk of body) {
+				const bytes = toBytes(chunk);
+				size += bytes.length;
+				// Stop early rather than fill the disk with a body that will be refused anyway.
+				if (options.size !== undefined && size > options.size) throw sizeMismatch(key, options.size, size);
+				hash.update(bytes);
+				await writeAll(file, bytes);
+			}
+			if (options.size !== undefined && size !== options.size) throw sizeMismatch(key, options.size, size);
+			// Durable before visible: after a crash the object is either absent or complete.
+			await file.sync();
+			await file.close();
+			file = undefined;
+			await mkdir(dirname(target), { recursive: true });
+			await rename(tmp, target);
+		} catch (err) {
+			await file?.close();
+			await rm(tmp, { force: true });
+			throw err;
+		}
+		return { size, sha256: hash.digest("hex") };
+	}
+
+	async get(key: string, range?: ByteRange): Promise<Readable> {
+		const path = this.pathOf(key);
+		if (range) assertRangeShape(range);
+		let file: FileHandle;
+		try {
+			file = await open(path, "r");
+		} catch (err) {
+			if (isMissing(err)) throw new BlobNotFoundError(key);
+			throw err;
+		}
+		try {
+			// Reading through the handle we stat keeps size and bytes consistent even if the
+			// key is overwritten meanwhile.
+			const info = await file.stat();
+			if (!info.isFile()) throw new BlobNotFoundError(key);
+			if (range && range.end >= info.size) {
+				throw new RangeError(`range ${range.start}-${range.end} outside blob ${key} of ${info.size} bytes`);
+			}
+			return file.createReadStream(range ? { start: range.start, end: range.end } : {});
+		} catch (err) {
+			await file.close();
+			throw err;
+		}
+	}
+
+	async stat(key: string): Promise<BlobStat | null> {
+		const path = this.pathOf(key);
+		try {
+			const info = await stat(path);
+			return info.isFile() ? { size: info.size, lastModified: info.mtime } : null;
+		} catch (err) {
+			if (isMissing(err)) return null;
+			throw err;
+		}
+	}
+
+	async delete(key: string): Promise<void> {
+		const path = this.pathOf(key);
+		try {
+			await unlink(path);
+		} catch (err) {
+			if (!isMissing(err)) throw err;
+		}
+	}
+
+	/** Writes and removes a probe file: `access(W_OK)` says yes to root on a read-only or full disk. */
+	async ping(): Promise<void> {
+		await mkdir(this.tmpDir, { recursive: true });
+		const probe = join(this.tmpDir, `ping-${randomUUID()}`);
+		try {
+			const file = await open(probe, "wx");
+			await file.close();
+		} finally {
+			await rm(probe, { force: true });
+		}
+	}
+
+	async close(): Promise<void> {}
+
+	/** Removes temporary files that a crash left behind; called when the store is opened. */
+	async removeStaleTemporaries(): Promise<void> {
+		let names: string[];
+		try {
+			names = await readdir(this.tmpDir);
+		} catch (err) {
+			if (isMissing(err)) return;
+			throw err;
+		}
+		for (const name of names) {
+			const path = join(this.tmpDir, name);
+			const info = await stat(path).catch(() => null);
+			if (info && Date.now() - info.mtimeMs > STALE_TEMPORARY_MS) await rm(path, { force: true });
+		}
+	}
+
+	private pathOf(key: string): string {
+		assertBlobKey(key);
+		return join(this.dir, key);
+	}
+}
+
+function toBytes(chunk: unknown): Uint8Array {
+	if (typeof chunk === "string") return Buffer.from(chunk);
+	if (chunk instanceof Uint8Array) return chunk;
+	throw new TypeError("blob bodies must be byte streams");
+}
+
+async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
+	let offset = 0;
+	while (offset < bytes.length) {
+		const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
+		offset += bytesWritten;
+	}
+}
+
+function assertRangeShape(range: ByteRange): void {
+	if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start) {
+		throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
+	}
+}
+
+function sizeMismatch(key: string, expected: number, actual: number): Error {
+	return new Error(`blob ${key}: expected ${expected} bytes, got ${actual}${actual > expected ? " or more" : ""}`);
+}
+
+/** A missing parent folder or a file where a folder should be both mean "no such object". */
+function isMissing(err: unknown): boolean {
+	const code = (err as NodeJS.ErrnoException | null)?.code;
+	return code === "ENOENT" || code === "ENOTDIR";
+}
