@@ -93,6 +93,14 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			}
 		},
 
+		/** The users counter of InstanceStats (contract 4.11), for the instance service. */
+		stats: {
+			visibility: "public",
+			async handler(): Promise<{ userCount: number }> {
+				return { userCount: await this.users().count({}) };
+			}
+		},
+
 		/** What the instance profile needs to know of the users (contract 4.10). */
 		setupState: {
 			visibility: "public",

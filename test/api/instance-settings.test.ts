@@ -251,4 +251,30 @@ describe("UpdateInstanceSetting (11.4)", () => {
 		}
 		expect((await get("AI", admin)).body).toEqual(renamed.body);
 	});
+	test("GENERAL: disallowing password sign-in needs an identity provider (FAILED_PRECONDITION without one)", async () => {
+		const res = await patch("GENERAL", { generalSetting: { disallowPasswordAuth: true } }, "disallow_password_auth");
+		expect(res.status).toBe(400);
+		expect(res.body.code).toBe(9);
+		expect(((await get("GENERAL")).body.generalSetting as Record<string, unknown>).disallowPasswordAuth).toBe(false);
+
+		const idp = await call("POST", "/api/v1/identity-providers?identityProviderId=corp", admin, {
+			type: "OAUTH2",
+			title: "Corp",
+			config: {
+				oauth2Config: {
+					clientId: "memos",
+					clientSecret: "secret",
+					authUrl: "https://sso.example.com/authorize",
+					tokenUrl: "https://sso.example.com/token",
+					userInfoUrl: "https://sso.example.com/userinfo",
+					scopes: ["profile"],
+					fieldMapping: { identifier: "sub", displayName: "", email: "", avatarUrl: "" }
+				}
+			}
+		});
+		expect(idp.status).toBe(200);
+		const allowed = await patch("GENERAL", { generalSetting: { disallowPasswordAuth: true } }, "disallow_password_auth");
+		expect(allowed.status).toBe(200);
+		expect((allowed.body.generalSetting as Record<string, unknown>).disallowPasswordAuth).toBe(true);
+	});
 });
