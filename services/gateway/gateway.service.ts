@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
@@ -12,6 +13,8 @@ import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { clusterViewAlias } from "./cluster-view.js";
+import { instrumentHttp } from "./http-metrics.js";
+import { takeBytes } from "./bytes-field.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
 import { toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -25,6 +28,10 @@ type GatewayRequest = IncomingMessage & {
 	$ctx: Context<unknown, RequestMeta>;
 	$params: Record<string, unknown>;
 	$alias?: { spec?: RouteSpec };
+	/** The registry endpoint moleculer-web resolved for the alias. */
+	$endpoint: { action: unknown };
+	/** Request bytes taken out of the body (RouteSpec.bytesField). */
+	$bytes?: Buffer;
 	body?: unknown;
 	query?: Record<string, unknown>;
 	parsedUrl?: string;
@@ -42,12 +49,14 @@ interface GatewayMethods {
 	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest): Promise<Caller | null>;
 	refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never;
 	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
+	callAction(route: unknown, actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true>;
 	sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void;
 }
 
 /** What moleculer-web adds to the service that this schema uses. */
 interface GatewayVars {
 	aliases: Alias[];
+	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
 	server: { address(): AddressInfo | string | null };
 }
 
@@ -148,9 +157,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			}
 		},
 
-		/** Authentication failed: operations that hold a refresh cookie clear it (GetCurrentUser, contract 2.3). */
+		/** Authentication failed: some operations clear the refresh cookie too (GetCurrentUser, contract 2.3). */
 		refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never {
-			if (spec.refreshCookie === true && err instanceof ServiceError && err.type === "UNAUTHENTICATED") {
+			if (spec.authFailureClearsRefreshCookie === true && err instanceof ServiceError && err.type === "UNAUTHENTICATED") {
 				const meta = ctx.meta as CookieMeta;
 				meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(meta.secureTransport === true) };
 			}
@@ -168,7 +177,21 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			const { query, params } = req.$params as { query?: Record<string, unknown>; params?: Record<string, unknown> };
 			const body = spec.body === undefined ? undefined : await readJsonBody(req, res);
 			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
+			if (spec.bytesField !== undefined) req.$bytes = takeBytes(req.$params, spec.bytesField);
 			ctx.meta.requestTime = Date.now();
+		},
+
+		/**
+		 * Replaces moleculer-web's call so that decoded request bytes travel as the call's
+		 * stream (see bytes-field.ts); the rest is what moleculer-web does for our routes.
+		 */
+		async callAction(_route: unknown, _actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true> {
+			const options = req.$bytes ? { stream: Readable.from([req.$bytes], { objectMode: false }) } : undefined;
+			// Calling the resolved endpoint (as moleculer-web does) keeps its node choice; ctx.call
+			// accepts an endpoint although its typing only names action names.
+			const data = await req.$ctx.call(req.$endpoint as unknown as string, params, options);
+			this.sendResponse(req, res, data, req.$endpoint.action);
+			return true;
 		},
 
 		sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void {
@@ -188,6 +211,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		const { config } = resourcesOf(this.broker);
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
+		instrumentHttp(this.broker, this.server);
 	}
 };
 

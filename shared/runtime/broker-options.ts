@@ -27,6 +27,8 @@ export function brokerOptions(config: Config): BrokerOptions {
 							}
 						}
 					},
+		// Binary CBOR carries request bytes (attachments, audio) as they are; JSON would inflate them.
+		serializer: "CBOR",
 		requestTimeout: config.requestTimeoutMs,
 		// Stop waits for in-flight calls (up to the timeout) before services shut down.
 		tracking: { enabled: true, shutdownTimeout: config.shutdownTimeoutMs },
