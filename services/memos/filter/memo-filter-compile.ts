@@ -128,7 +128,8 @@ function timeQuery(path: string, op: Comparison, seconds: bigint): Filter {
  * simple forms, which an index can serve.
  */
 function tagExists(element: TagCondition, positive: boolean): Compiled {
-	if (element.kind === "const") return element.value === positive;
+	// exists(t, true) still needs a tag to exist, so only false is a constant.
+	if (element.kind === "const" && !element.value) return !positive;
 	if (element.kind === "in") return { tags: { [positive ? "$in" : "$nin"]: element.values } };
 	return matchRegex("tags", storeRegex(`^${tagAssertion(element)}`), positive);
 }
