@@ -1,0 +1,50 @@
+import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServiceBroker } from "moleculer";
+import type { RouteSpec } from "./route-spec.js";
+
+/**
+ * The gateway's HTTP metrics (contract 13), exported by the broker's Prometheus reporter as
+ * `memos_http_requests_total{method,route,code}` and `memos_http_request_duration_seconds`.
+ */
+export const HTTP_REQUESTS_TOTAL = "memos.http.requests.total";
+export const HTTP_REQUEST_DURATION = "memos.http.request.duration.seconds";
+
+const LABELS = ["method", "route", "code"];
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+type RoutedRequest = IncomingMessage & { $alias?: { fullPath?: string; spec?: RouteSpec } };
+
+/**
+ * The route template, never the concrete path, so ids do not multiply the series: the
+ * contract path of an API operation (`/api/v1/memos/{memo}`), the alias of another route, or
+ * `unmatched` when no route took the request.
+ */
+export function routeLabel(req: RoutedRequest): string {
+	return req.$alias?.spec?.path ?? req.$alias?.fullPath ?? "unmatched";
+}
+
+/** Registers the metrics and counts every request the gateway's HTTP server answers. */
+export function instrumentHttp(broker: ServiceBroker, server: unknown): void {
+	if (!broker.isMetricsEnabled() || !(server instanceof EventEmitter)) return;
+	broker.metrics.register({ type: "counter", name: HTTP_REQUESTS_TOTAL, labelNames: LABELS, description: "HTTP requests answered by the gateway" });
+	broker.metrics.register({
+		type: "histogram",
+		name: HTTP_REQUEST_DURATION,
+		labelNames: LABELS,
+		buckets: BUCKETS,
+		unit: "seconds",
+		description: "Time from request to the end of the response"
+	});
+	server.on("request", (req: RoutedRequest, res: ServerResponse) => {
+		const start = process.hrtime.bigint();
+		// `close` comes for answered and for aborted requests alike.
+		res.once("close", () => {
+			const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : "OTHER";
+			const labels = { method, route: routeLabel(req), code: String(res.statusCode) };
+			broker.metrics.increment(HTTP_REQUESTS_TOTAL, labels);
+			broker.metrics.observe(HTTP_REQUEST_DURATION, Number(process.hrtime.bigint() - start) / 1e9, labels);
+		});
+	});
+}
