@@ -27,6 +27,7 @@ function memo(id: string, fields: Partial<MemoDoc>): MemoDoc {
 		snippet: "",
 		location: null,
 		spaceId: null,
+		parentId: null,
 		deleteTime: null,
 		...fields
 	};
