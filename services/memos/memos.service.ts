@@ -19,7 +19,7 @@ import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
 import { toMemoJson } from "./memo-json.js";
 import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
-import { afterPosition, positionGuard, positionOf } from "./page-position.js";
+import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 
 /** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
 export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;

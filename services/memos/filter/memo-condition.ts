@@ -1,4 +1,4 @@
-import type { TextFunction } from "./text-match.js";
+import type { TextFunction } from "../../../shared/cel/text-match.js";
 
 /**
  * A checked memo filter (contract 6.2), independent of the request: names of users and `now`

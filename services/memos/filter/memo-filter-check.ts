@@ -1,11 +1,11 @@
 import type { ASTNode } from "@marcbachmann/cel-js";
 import { ID_PATTERN } from "../../../shared/ids.js";
 import { parseTimestamp } from "../../../shared/proto-json.js";
-import type { FilterSource } from "./filter-source.js";
-import { filterError } from "./filter-source.js";
+import type { FilterSource } from "../../../shared/cel/filter-source.js";
+import { filterError } from "../../../shared/cel/filter-source.js";
 import type { Comparison, FlagField, MemoCondition, TagCondition, TimeValue } from "./memo-condition.js";
-import type { TextFunction } from "./text-match.js";
-import { MAX_TIMESTAMP_SECONDS, MIN_TIMESTAMP_SECONDS, parseDurationSeconds } from "./time-values.js";
+import type { TextFunction } from "../../../shared/cel/text-match.js";
+import { MAX_TIMESTAMP_SECONDS, MIN_TIMESTAMP_SECONDS, parseDurationSeconds } from "../../../shared/cel/time-values.js";
 
 /**
  * Type-checks a parsed filter against the memo fields of contract 6.2 and turns it into a

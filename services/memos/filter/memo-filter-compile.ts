@@ -1,7 +1,7 @@
 import type { Filter } from "../../../shared/store/document-store.js";
 import type { Comparison, FlagField, MemoCondition, TagCondition, TimeField, TimeValue } from "./memo-condition.js";
-import { END, exactPattern, storeRegex, textFunctionPattern } from "./text-match.js";
-import { secondRange } from "./time-values.js";
+import { END, exactPattern, storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
+import { secondRange } from "../../../shared/cel/time-values.js";
 
 export interface CompileEnv {
 	/** The request time in epoch milliseconds, fixed once per request. */

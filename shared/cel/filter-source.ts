@@ -1,4 +1,4 @@
-import { invalidArgument } from "../../../shared/errors.js";
+import { invalidArgument } from "../errors.js";
 
 /** Contract 6.1 and 14: a filter is at most 8192 bytes of UTF-8. */
 export const FILTER_MAX_BYTES = 8192;

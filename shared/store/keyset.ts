@@ -1,4 +1,4 @@
-import type { Filter, Sort } from "../../shared/store/document-store.js";
+import type { Filter, Sort } from "./document-store.js";
 
 /**
  * Keyset pagination: a page token holds the sort-key values of the last memo served, and

@@ -1,0 +1,24 @@
+import { Environment } from "@marcbachmann/cel-js";
+import type { ASTNode } from "@marcbachmann/cel-js";
+import { FILTER_MAX_DEPTH, filterError, prepareFilterSource, type FilterSource } from "./filter-source.js";
+
+// The parser's own limits back up the depth check of prepareFilterSource.
+const cel = new Environment({
+	unlistedVariablesAreDyn: true,
+	limits: { maxAstNodes: 10_000, maxDepth: FILTER_MAX_DEPTH * 2, maxListElements: 1000, maxMapEntries: 100, maxCallArguments: 8 }
+});
+
+/**
+ * A non-blank filter of the language of contract 6.1, parsed by cel-js after the rewrites of
+ * prepareFilterSource; a syntax error is INVALID_ARGUMENT naming where it is.
+ */
+export function parseFilterText(text: string): { ast: ASTNode; source: FilterSource } {
+	const source = prepareFilterSource(text);
+	try {
+		return { ast: cel.parse(source.cel).ast, source };
+	} catch (err) {
+		const { summary, range } = err as { summary?: unknown; range?: { start?: unknown } };
+		const problem = typeof summary === "string" ? summary.split("\n")[0] : "syntax error";
+		throw filterError(problem.replace(/^Exceeded maxDepth.*/, "nested too deeply"), source, typeof range?.start === "number" ? range.start : undefined);
+	}
+}
