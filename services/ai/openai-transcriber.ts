@@ -19,6 +19,7 @@ export async function transcribeWithOpenAi(target: TranscriptionTarget, audio: A
 		timeout: timeoutMs,
 		// A retry would double the wait and the upload; the caller can retry.
 		maxRetries: 0,
+		logLevel: "off",
 		// Never pick up an organisation or project from the process environment.
 		organization: null,
 		project: null

@@ -1,0 +1,104 @@
+import { ServiceError } from "../../shared/errors.js";
+import { defaultFilename, essence, resolveAudioType, typeFromFilename } from "../../services/ai/audio-type.js";
+import { MAX_AUDIO_BYTES, parseTranscribeRequest } from "../../services/ai/transcribe-request.js";
+import { resolveTranscriptionTarget } from "../../services/ai/transcription-provider.js";
+
+async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
+	try {
+		await promise;
+	} catch (err) {
+		if (err instanceof ServiceError) return err;
+		throw err;
+	}
+	throw new Error("expected a ServiceError");
+}
+
+function thrown(fn: () => unknown): ServiceError {
+	try {
+		fn();
+	} catch (err) {
+		if (err instanceof ServiceError) return err;
+		throw err;
+	}
+	throw new Error("expected a ServiceError");
+}
+
+const WAV = Buffer.concat([Buffer.from("RIFF"), Buffer.from([36, 0, 0, 0]), Buffer.from("WAVEfmt "), Buffer.alloc(64, 1)]);
+const b64 = (buf: Buffer) => buf.toString("base64");
+
+describe("audio content types", () => {
+	test("parameters and case are ignored", () => {
+		expect(essence("Audio/WebM; codecs=opus")).toBe("audio/webm");
+	});
+
+	test("derived from the extension", () => {
+		expect(typeFromFilename("memo.M4A")).toBe("audio/x-m4a");
+		expect(typeFromFilename("memo.mp3")).toBe("audio/mpeg");
+		expect(typeFromFilename("memo")).toBeUndefined();
+		expect(typeFromFilename("memo.txt")).toBeUndefined();
+	});
+
+	test("given, else from the filename, else sniffed", async () => {
+		expect(await resolveAudioType("audio/ogg", "x.mp3", WAV)).toBe("audio/ogg");
+		expect(await resolveAudioType("", "x.flac", WAV)).toBe("audio/flac");
+		expect(await resolveAudioType("", "", WAV)).toBe("audio/wav");
+		expect(await resolveAudioType("", "", Buffer.from("plain text"))).toBeUndefined();
+	});
+
+	test("a filename for nameless audio carries the format's extension", () => {
+		expect(defaultFilename("audio/mpeg")).toBe("audio.mp3");
+		expect(defaultFilename("audio/webm")).toBe("audio.webm");
+		expect(defaultFilename("audio/x-m4a")).toBe("audio.m4a");
+	});
+});
+
+describe("TranscribeRequest checks, in the contract's order", () => {
+	test("a valid request decodes the bytes once and keeps name and type", async () => {
+		const audio = await parseTranscribeRequest({ audio: { content: b64(WAV), filename: "memo.wav", content_type: "audio/mpeg" } });
+		expect(audio.bytes.equals(WAV)).toBe(true);
+		expect(audio).toMatchObject({ filename: "memo.wav", contentType: "audio/mpeg" });
+	});
+
+	test.each([
+		["audio missing", {}, "audio is required"],
+		["uri before empty content", { audio: { uri: "gs://x", content: "" } }, "uri"],
+		["empty content before a bad filename", { audio: { content: "", filename: "x".repeat(300) } }, "content"],
+		["too large before a bad filename", { audio: { content: "A".repeat(Math.ceil(((MAX_AUDIO_BYTES + 3) * 4) / 3)), filename: "x".repeat(300) } }, "25 MiB"],
+		["filename before the content type", { audio: { content: b64(WAV), filename: "x".repeat(256), contentType: "text/plain" } }, "filename"],
+		["unsupported type", { audio: { content: b64(WAV), contentType: "image/png" } }, "image/png"],
+		["content of the wrong JSON type", { audio: { content: 12 } }, "content"]
+	])("%s", async (_name, params, fragment) => {
+		const err = await rejection(parseTranscribeRequest(params));
+		expect(err.type).toBe("INVALID_ARGUMENT");
+		expect(err.message).toContain(fragment);
+	});
+
+	test("exactly 25 MiB is accepted", async () => {
+		const audio = await parseTranscribeRequest({ audio: { content: b64(Buffer.alloc(MAX_AUDIO_BYTES)), filename: "a.wav" } });
+		expect(audio.bytes.length).toBe(MAX_AUDIO_BYTES);
+	});
+});
+
+describe("provider resolution from the AI setting", () => {
+	const providers = [
+		{ id: "oa", title: "OpenAI", type: "OPENAI", endpoint: "http://127.0.0.1:9/v1//", apiKey: "k" },
+		{ id: "gm", title: "Gemini", type: "GEMINI", endpoint: "", apiKey: "g" }
+	];
+
+	test("no providerId, an unknown provider and GEMINI are FAILED_PRECONDITION", () => {
+		expect(thrown(() => resolveTranscriptionTarget({ providers })).message).toBe("transcription is not configured");
+		expect(thrown(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "" } })).type).toBe("FAILED_PRECONDITION");
+		expect(thrown(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "zz" } })).type).toBe("FAILED_PRECONDITION");
+		expect(thrown(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "gm" } })).type).toBe("FAILED_PRECONDITION");
+	});
+
+	test("OPENAI: trailing slashes dropped, model defaults to whisper-1", () => {
+		expect(resolveTranscriptionTarget({ providers, transcription: { providerId: "oa", model: "", language: "de", prompt: "" } })).toEqual({
+			endpoint: "http://127.0.0.1:9/v1",
+			apiKey: "k",
+			model: "whisper-1",
+			language: "de",
+			prompt: ""
+		});
+	});
+});

@@ -1,0 +1,63 @@
+import { ServiceError } from "../../shared/errors.js";
+import { ownerCounters, toStatsJson } from "../../services/instance/stats.js";
+import { checkRecipient, resolveSmtpSettings } from "../../services/instance/test-email.js";
+
+function thrown(fn: () => unknown): ServiceError {
+	try {
+		fn();
+	} catch (err) {
+		if (err instanceof ServiceError) return err;
+		throw err;
+	}
+	throw new Error("expected a ServiceError");
+}
+
+describe("InstanceStats (contract 4.11)", () => {
+	test("each owner contributes only its own counters, integers only", () => {
+		expect(ownerCounters("auth", { userCount: 3, memoCount: 99 })).toEqual({ userCount: 3 });
+		expect(ownerCounters("attachments", { attachmentCount: "4", attachmentBytes: 1.5, localStorageBytes: -1 })).toEqual({ attachmentCount: 4, localStorageBytes: -1 });
+		expect(ownerCounters("memos", null)).toEqual({});
+	});
+
+	test("absent counts read 0, absent byte figures -1; 64-bit figures are strings", () => {
+		expect(toStatsJson({ userCount: 2, attachmentBytes: 1024 }, { driver: "mongodb", sizeBytes: 73400320 }, Date.UTC(2025, 2, 1, 10))).toEqual({
+			database: { driver: "mongodb", sizeBytes: "73400320" },
+			localStorageBytes: "-1",
+			generatedTime: "2025-03-01T10:00:00.000Z",
+			userCount: 2,
+			memoCount: 0,
+			attachmentCount: 0,
+			attachmentBytes: "1024",
+			spaceCount: 0
+		});
+	});
+});
+
+describe("TestInstanceEmailSetting inputs (contract 11.5)", () => {
+	const stored = { smtpHost: "smtp.example.com", smtpPort: 587, smtpUsername: "memos", smtpPassword: "stored-pw", fromEmail: "memos@example.com", fromName: "", replyTo: "", useTls: true, useSsl: false, enabled: true };
+
+	test("no email given: the stored setting with its password", () => {
+		expect(resolveSmtpSettings(undefined, stored)).toMatchObject({ smtpHost: "smtp.example.com", smtpPassword: "stored-pw" });
+	});
+
+	test("an empty password uses the stored one only while the server identity is unchanged", () => {
+		expect(resolveSmtpSettings({ ...stored, smtpPassword: "" }, stored).smtpPassword).toBe("stored-pw");
+		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpPassword: "", smtpPort: 465 }, stored)).type).toBe("INVALID_ARGUMENT");
+		expect(resolveSmtpSettings({ ...stored, smtpPassword: "", smtpPort: 465 }, { ...stored, smtpPassword: "" }).smtpPassword).toBe("");
+	});
+
+	test("host, port 1-65535 and fromEmail are required; enabled is not", () => {
+		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpHost: " " }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpPort: 0 }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpPort: 65536 }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrown(() => resolveSmtpSettings({ ...stored, fromEmail: "" }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrown(() => resolveSmtpSettings(undefined, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(resolveSmtpSettings({ ...stored, enabled: false }, undefined).smtpHost).toBe("smtp.example.com");
+	});
+
+	test("the recipient must be an address", () => {
+		expect(checkRecipient("ops@example.com")).toBe("ops@example.com");
+		expect(thrown(() => checkRecipient("")).type).toBe("INVALID_ARGUMENT");
+		expect(thrown(() => checkRecipient("not an address")).type).toBe("INVALID_ARGUMENT");
+	});
+});
