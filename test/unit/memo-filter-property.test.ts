@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
 import { openDocumentStore } from "../../shared/store/open-store.js";
@@ -248,30 +249,46 @@ const tagsAtom: fc.Arbitrary<Expr<MemoDoc>> = fc.oneof(
 
 const memoFilter = combined(fc.oneof(flagAtom, contentAtom, creatorAtom, visibilityAtom, spaceAtom, timeAtom, tagsAtom), 3);
 
-let store: DocumentStore;
-let memos: Collection<MemoDoc>;
+// MongoDB runs the same queries when MONGO_URL is set (as the store contract suite does).
+const mongoUrl = process.env.MONGO_URL;
+const stores: [string, () => Promise<DocumentStore>][] = [["nedb", () => openDocumentStore({ dir: null })]];
+if (mongoUrl) {
+	stores.push([
+		"mongodb",
+		async () => {
+			const { MongoDocumentStore } = await import("../../shared/store/mongo-store.js");
+			return await MongoDocumentStore.connect(mongoUrl, { dbName: `memos_filter_${randomUUID().replaceAll("-", "")}` });
+		}
+	]);
+}
 
-beforeAll(async () => {
-	store = await openDocumentStore({ dir: null });
-	memos = store.collection<MemoDoc>("memos");
-});
+describe.each(stores)("on %s", (_driver, open) => {
+	let store: DocumentStore;
+	let memos: Collection<MemoDoc>;
 
-afterAll(async () => {
-	await store.close();
-});
+	beforeAll(async () => {
+		store = await open();
+		memos = store.collection<MemoDoc>(`memos_${randomUUID().slice(0, 8)}`);
+	});
 
-it("the compiled query selects exactly the memos the filter's meaning selects", async () => {
-	await fc.assert(
-		fc.asyncProperty(memoDocs, memoFilter, fc.constantFrom(1_001_500, 1_002_000, 4_999_999), async (docs, filter, now) => {
-			await memos.remove({}, { multi: true });
-			for (const doc of docs) await memos.insert(doc);
-			const checked = parseMemoFilter(filter.text);
-			const creatorIds = new Map(checked.usernames.filter(name => name in USER_IDS).map(name => [name, USER_IDS[name]] as const));
-			const found = await memos.find(compileMemoFilter(checked, { now, creatorIds }));
-			const context = { nowSeconds: seconds(now) };
-			const expected = docs.filter(doc => filter.holds(doc, context)).map(doc => doc._id);
-			expect(found.map(doc => doc._id).sort()).toEqual(expected.sort());
-		}),
-		{ numRuns: 400 }
-	);
+	afterAll(async () => {
+		await memos.remove({}, { multi: true });
+		await store.close();
+	});
+
+	it("the compiled query selects exactly the memos the filter's meaning selects", async () => {
+		await fc.assert(
+			fc.asyncProperty(memoDocs, memoFilter, fc.constantFrom(1_001_500, 1_002_000, 4_999_999), async (docs, filter, now) => {
+				await memos.remove({}, { multi: true });
+				for (const doc of docs) await memos.insert(doc);
+				const checked = parseMemoFilter(filter.text);
+				const creatorIds = new Map(checked.usernames.filter(name => name in USER_IDS).map(name => [name, USER_IDS[name]] as const));
+				const found = await memos.find(compileMemoFilter(checked, { now, creatorIds }));
+				const context = { nowSeconds: seconds(now) };
+				const expected = docs.filter(doc => filter.holds(doc, context)).map(doc => doc._id);
+				expect(found.map(doc => doc._id).sort()).toEqual(expected.sort());
+			}),
+			{ numRuns: 400 }
+		);
+	});
 });
