@@ -49,7 +49,7 @@ const BATCH_GET_MAX = 100;
 // Above the SMTP time limit, so that limit answers first. (ActionSchema's type lacks `timeout`.)
 const TEST_EMAIL_CALL_LIMIT = { timeout: TEST_EMAIL_TIMEOUT_MS + 5_000 };
 
-type SettingParams = { setting?: unknown; updateMask?: unknown } & Record<string, unknown>;
+type SettingParams = { key?: unknown; updateMask?: unknown; setting?: Record<string, unknown> };
 
 const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, InstanceVars> = {
 	name: "instance",
@@ -82,10 +82,10 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 			}
 		},
 
-		/** GET /api/v1/instance/settings/{setting} (contract 11.1, 11.2). */
+		/** GET /api/v1/instance/settings/{key} (contract 11.1, 11.2). */
 		getSetting: {
 			async handler(ctx: Context<SettingParams, RequestMeta>) {
-				const key = parseSettingKey(String(ctx.params.setting ?? ""), "name");
+				const key = parseSettingKey(String(ctx.params.key ?? ""), "name");
 				const view = settingReadView(key, ctx.meta.user);
 				return toSettingJson(key, await this.storedSetting(key), view);
 			}
@@ -109,13 +109,13 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 			}
 		},
 
-		/** PATCH /api/v1/instance/settings/{setting} (contract 11.4): admins only, checked whole before it is stored. */
+		/** PATCH /api/v1/instance/settings/{key} (contract 11.4): admins only, checked whole before it is stored. */
 		updateSetting: {
 			async handler(ctx: Context<SettingParams, RequestMeta>) {
 				requireAdmin(ctx.meta.user, "change instance settings");
-				const key = parseSettingKey(String(ctx.params.setting ?? ""), "name");
+				const key = parseSettingKey(String(ctx.params.key ?? ""), "name");
 				const mask = parseSettingMask(key, ctx.params.updateMask);
-				const body = parseSettingBody(key, ctx.params);
+				const body = parseSettingBody(key, ctx.params.setting ?? {});
 				const stored = await this.storedSetting(key);
 				const next = mergeSetting(key, stored, body, mask);
 				keepStoredSecrets(key, next, stored);

@@ -148,6 +148,8 @@ describe("UpdateInstanceSetting (11.4)", () => {
 		expect((await get("GENERAL")).body).toEqual(masked.body);
 		const shorthand = await patch("GENERAL", { generalSetting: { weekStartDayOffset: 6 } }, "weekStartDayOffset");
 		expect(shorthand.body.generalSetting).toMatchObject({ disallowUserRegistration: true, weekStartDayOffset: 6 });
+		const bodyMask = await patch("GENERAL", { generalSetting: { weekStartDayOffset: 2 }, updateMask: "week_start_day_offset" });
+		expect(bodyMask.body.generalSetting).toMatchObject({ disallowUserRegistration: false, additionalStyle: "", weekStartDayOffset: 2 });
 	});
 
 	test("a body value field of another key, an unknown mask path or a bad value is INVALID_ARGUMENT and nothing is stored", async () => {

@@ -44,7 +44,7 @@ export const instanceRoutes: RouteSpec[] = [
 	{
 		operation: "GetInstanceSetting",
 		method: "GET",
-		path: "/api/v1/instance/settings/{setting}",
+		path: "/api/v1/instance/settings/{key}",
 		action: "instance.getSetting",
 		access: "anyone",
 		summary: "One instance setting by key (case-insensitive); public keys are readable by anyone."
@@ -52,10 +52,11 @@ export const instanceRoutes: RouteSpec[] = [
 	{
 		operation: "UpdateInstanceSetting",
 		method: "PATCH",
-		path: "/api/v1/instance/settings/{setting}",
+		path: "/api/v1/instance/settings/{key}",
 		action: "instance.updateSetting",
 		access: "signed-in",
-		body: "*",
+		// Nested, as upstream's `body: "setting"`: an `updateMask` in the body cannot stand in for the query's (1.6).
+		body: "setting",
 		summary: "Replaces an instance setting, or the fields named by updateMask (admins only)."
 	}
 ];
