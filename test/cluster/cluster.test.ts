@@ -2,6 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { TRANSCRIPTION_API_KEY, TranscriptionServer } from "../support/transcription-server.js";
+import { authHeaders, signIn, signUp } from "../support/users.js";
 
 /**
  * The cluster mode for real: a nats-server and one OS process per service group, started
@@ -58,7 +60,8 @@ describeCluster("cluster mode over NATS", () => {
 		await startService("gateway", { PORT: String(gatewayPort) });
 		await startService("auth");
 		await startService("instance");
-		await startService("memos,attachments,spaces,ai");
+		await startService("memos,attachments,spaces");
+		await startService("ai");
 		await waitForProfile();
 	}, 60000);
 
@@ -82,6 +85,33 @@ describeCluster("cluster mode over NATS", () => {
 			return r.status === 200 ? r : undefined;
 		});
 		expect(await res.json()).toEqual({ status: "ready" });
+	});
+
+	test("transcription runs in the ai process, which drops its cached AI setting when the instance process updates it", async () => {
+		const transcriber = new TranscriptionServer();
+		const endpoint = await transcriber.start();
+		try {
+			await signUp(gatewayUrl, "admin");
+			const admin = await signIn(gatewayUrl, "admin");
+			const wav = Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WAVEfmt "), Buffer.alloc(32, 7)]);
+			const transcribe = () =>
+				fetch(`${gatewayUrl}/api/v1/ai:transcribe`, { method: "POST", headers: authHeaders(admin), body: JSON.stringify({ audio: { content: wav.toString("base64"), filename: "note.wav" } }) });
+			const unconfigured = await transcribe();
+			expect(((await unconfigured.json()) as { code: number }).code).toBe(9);
+
+			const aiSetting = { providers: [{ id: "local", title: "Local", type: "OPENAI", endpoint, apiKey: TRANSCRIPTION_API_KEY }], transcription: { providerId: "local" } };
+			const patched = await fetch(`${gatewayUrl}/api/v1/instance/settings/AI`, { method: "PATCH", headers: authHeaders(admin), body: JSON.stringify({ aiSetting }) });
+			expect(patched.status).toBe(200);
+			// Well within the cache's lifetime: only the update event can have refreshed it.
+			const res = await waitFor("the ai process to use the new setting", async () => {
+				const r = await transcribe();
+				return r.status === 200 ? r : undefined;
+			}, 3000);
+			expect(await res.json()).toEqual({ text: "Buy milk and call Anna." });
+			expect(transcriber.received.at(-1)?.bytes.equals(wav)).toBe(true);
+		} finally {
+			await transcriber.stop();
+		}
 	});
 
 	test("a stopped instance process gives 503 code 14 at once, and 200 again after restart", async () => {
