@@ -242,14 +242,6 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<{ identityProvider?: unknown }, RequestMeta>): Promise<void> {
 				await deleteIdentityProvider(this.deps(), ctx.params.identityProvider, ctx.meta.user);
 			}
-		},
-
-		/** How many identity providers exist (the instance service refuses to disallow password sign-in without one). */
-		countIdentityProviders: {
-			visibility: "public",
-			handler(): Promise<number> {
-				return this.deps().identityProviders.count({});
-			}
 		}
 	},
 
