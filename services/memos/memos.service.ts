@@ -14,6 +14,7 @@ import { parseMemoOrderBy } from "./filter/order-by.js";
 import { candidateQuery } from "./list-query.js";
 import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
+import { memoAccessInfo } from "./memo-access-info.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
@@ -84,6 +85,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	actions: {
+		/** For the attachments service: creators, spaces and the caller's read right of memos (memo-access-info.ts). */
+		accessInfo: {
+			visibility: "public",
+			handler(ctx: MemoCtx<{ memoIds?: string[] }>) {
+				return memoAccessInfo(this.memoCollection(), ctx.params.memoIds ?? [], ctx);
+			}
+		},
+
 		/** ListMemos (contract 7.2): candidates, filter, order, one store query per page. */
 		listMemos: {
 			async handler(ctx: MemoCtx<Record<string, unknown>>) {

@@ -1,3 +1,4 @@
+import type { Comparison } from "../../../shared/cel/query-parts.js";
 import type { TextFunction } from "../../../shared/cel/text-match.js";
 
 /**
@@ -28,7 +29,7 @@ export type TagCondition =
 	| { kind: "in"; values: string[] }
 	| { kind: "text"; fn: TextFunction; value: string };
 
-export type Comparison = "==" | "!=" | "<" | "<=" | ">" | ">=";
+export type { Comparison } from "../../../shared/cel/query-parts.js";
 
 export type FlagField = "pinned" | "has_task_list" | "has_link" | "has_code" | "has_incomplete_tasks" | "has_location";
 export type TimeField = "created_ts" | "updated_ts";

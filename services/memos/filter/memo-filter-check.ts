@@ -2,6 +2,7 @@ import type { ASTNode } from "@marcbachmann/cel-js";
 import { ID_PATTERN } from "../../../shared/ids.js";
 import { parseTimestamp } from "../../../shared/proto-json.js";
 import type { FilterSource } from "../../../shared/cel/filter-source.js";
+import { MIRRORED } from "../../../shared/cel/query-parts.js";
 import { filterError } from "../../../shared/cel/filter-source.js";
 import type { Comparison, FlagField, MemoCondition, TagCondition, TimeValue } from "./memo-condition.js";
 import type { TextFunction } from "../../../shared/cel/text-match.js";
@@ -27,7 +28,6 @@ const FLAG_FIELDS: ReadonlySet<string> = new Set<FlagField>([
 const FIELDS: ReadonlySet<string> = new Set([...FLAG_FIELDS, "content", "creator", "created_ts", "updated_ts", "visibility", "space", "tags", "tag"]);
 const VISIBILITIES: ReadonlySet<string> = new Set(["PRIVATE", "PROTECTED", "PUBLIC", "SPACE"]);
 const TEXT_FUNCTIONS: ReadonlySet<string> = new Set(["contains", "startsWith", "endsWith"]);
-const MIRRORED: Record<Comparison, Comparison> = { "==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=" };
 const CONVERSIONS: ReadonlySet<string> = new Set(["int", "uint", "double", "string", "bytes", "bool", "dyn", "type", "list", "map"]);
 const MACROS: ReadonlySet<string> = new Set(["matches", "all", "exists_one", "map", "filter", "has", "existsOne", "transformList", "transformMap"]);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,7 +1,7 @@
 import type { Filter } from "../../../shared/store/document-store.js";
 import type { Comparison, FlagField, MemoCondition, TagCondition, TimeField, TimeValue } from "./memo-condition.js";
+import { NEGATED, all, any, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
 import { END, exactPattern, storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
-import { secondRange } from "../../../shared/cel/time-values.js";
 
 export interface CompileEnv {
 	/** The request time in epoch milliseconds, fixed once per request. */
@@ -9,9 +9,6 @@ export interface CompileEnv {
 	/** Auth user ids by username, for the names the filter references; unknown names match nothing. */
 	creatorIds: ReadonlyMap<string, string>;
 }
-
-/** A query, or a constant where the condition does not depend on the memo. */
-type Compiled = Filter | boolean;
 
 const FLAG_PATHS: Record<Exclude<FlagField, "has_location">, string> = {
 	pinned: "pinned",
@@ -21,7 +18,6 @@ const FLAG_PATHS: Record<Exclude<FlagField, "has_location">, string> = {
 	has_incomplete_tasks: "property.hasIncompleteTasks"
 };
 const TIME_PATHS: Record<TimeField, string> = { created_ts: "createTime", updated_ts: "updateTime" };
-const NEGATED: Record<Comparison, Comparison> = { "==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<" };
 // Size bounds beyond any real tag list keep `tags.N` paths small.
 const MAX_TAG_COUNT = 2n ** 31n;
 
@@ -31,10 +27,7 @@ const MAX_TAG_COUNT = 2n ** 31n;
  * top-level `$not`.
  */
 export function compileCondition(condition: MemoCondition, env: CompileEnv): Filter {
-	const compiled = compile(condition, true, env);
-	if (compiled === true) return {};
-	if (compiled === false) return { _id: { $in: [] } };
-	return compiled;
+	return toQuery(compile(condition, true, env));
 }
 
 function compile(condition: MemoCondition, positive: boolean, env: CompileEnv): Compiled {
@@ -79,46 +72,9 @@ function compile(condition: MemoCondition, positive: boolean, env: CompileEnv): 
 	}
 }
 
-function all(items: Compiled[]): Compiled {
-	if (items.includes(false)) return false;
-	const queries = items.filter((item): item is Filter => item !== true);
-	if (queries.length === 0) return true;
-	return queries.length === 1 ? queries[0] : { $and: queries };
-}
-
-function any(items: Compiled[]): Compiled {
-	if (items.includes(true)) return true;
-	const queries = items.filter((item): item is Filter => item !== false);
-	if (queries.length === 0) return false;
-	return queries.length === 1 ? queries[0] : { $or: queries };
-}
-
-function matchRegex(field: string, regex: RegExp, positive: boolean): Filter {
-	return { [field]: positive ? { $regex: regex } : { $not: regex } };
-}
-
 function resolveSeconds(value: TimeValue, env: CompileEnv): bigint {
 	const base = value.base === "now" ? BigInt(Math.floor(env.now / 1000)) : value.base;
 	return base + value.offset;
-}
-
-/** Stored milliseconds compared as whole seconds (contract 1.2): second S is `[S*1000, S*1000+1000)`. */
-function timeQuery(path: string, op: Comparison, seconds: bigint): Filter {
-	const { from, to } = secondRange(seconds);
-	switch (op) {
-		case "==":
-			return { [path]: { $gte: from, $lt: to } };
-		case "!=":
-			return { $or: [{ [path]: { $lt: from } }, { [path]: { $gte: to } }] };
-		case "<":
-			return { [path]: { $lt: from } };
-		case "<=":
-			return { [path]: { $lt: to } };
-		case ">":
-			return { [path]: { $gte: to } };
-		case ">=":
-			return { [path]: { $gte: from } };
-	}
 }
 
 /**

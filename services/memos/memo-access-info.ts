@@ -1,0 +1,38 @@
+import type { Context } from "moleculer";
+import type { RequestMeta } from "../../shared/caller.js";
+import { ServiceError } from "../../shared/errors.js";
+import type { Collection } from "../../shared/store/document-store.js";
+import { assertReadable, canRead } from "./memo-access.js";
+import type { MemoDoc } from "./memo-doc.js";
+
+/** What another service needs to apply a memo's rules to things it owns (attachments, contract 3.3 and 8.1). */
+export interface MemoAccessInfo {
+	id: string;
+	creatorId: string;
+	spaceId: string | null;
+	/** The answer of the read rule (1.10) for the caller: OK, NOT_FOUND, UNAUTHENTICATED or PERMISSION_DENIED. */
+	read: "OK" | "NOT_FOUND" | "UNAUTHENTICATED" | "PERMISSION_DENIED";
+	/** An anonymous caller could read it (on a public instance). */
+	publicRead: boolean;
+}
+
+/**
+ * The memos of `memoIds` that exist and are not deleted (missing ones are left out), with the
+ * caller's read right, in one call per request.
+ */
+export async function memoAccessInfo(memos: Collection<MemoDoc>, memoIds: readonly string[], ctx: Context<unknown, RequestMeta>): Promise<MemoAccessInfo[]> {
+	if (memoIds.length === 0) return [];
+	const caller = ctx.meta.user ?? null;
+	const docs = await memos.find({ _id: { $in: [...new Set(memoIds)] }, deleteTime: null });
+	return docs.map(memo => {
+		let read: MemoAccessInfo["read"] = "OK";
+		try {
+			assertReadable(memo, memo._id, caller);
+		} catch (err) {
+			if (!(err instanceof ServiceError)) throw err;
+			read = err.type as MemoAccessInfo["read"];
+		}
+		const publicRead = memo.state === "NORMAL" && canRead(memo, null);
+		return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, read, publicRead };
+	});
+}
