@@ -114,6 +114,22 @@ describeCluster("cluster mode over NATS", () => {
 		}
 	});
 
+	test("users sign up, sign in and refresh through the gateway with auth in its own process", async () => {
+		await signUp(gatewayUrl, "carol");
+		const carol = await signIn(gatewayUrl, "carol");
+		const me = await fetch(`${gatewayUrl}/api/v1/auth/me`, { headers: authHeaders(carol) });
+		expect(me.status).toBe(200);
+		expect(((await me.json()) as { user: { name: string } }).user.name).toBe("users/carol");
+		const refreshed = await fetch(`${gatewayUrl}/api/v1/auth/refresh`, { method: "POST", headers: { Cookie: carol.cookie } });
+		expect(refreshed.status).toBe(200);
+		// The cleared cookie set by the auth process travels back with its error.
+		const rejected = await fetch(`${gatewayUrl}/api/v1/auth/refresh`, { method: "POST", headers: { Cookie: "memos_refresh=bad" } });
+		expect(rejected.status).toBe(401);
+		expect(rejected.headers.getSetCookie()[0]).toMatch(/^memos_refresh=; .*Max-Age=0$/);
+		const forged = await fetch(`${gatewayUrl}/api/v1/auth/me`, { headers: authHeaders(`${carol.accessToken}x`) });
+		expect(forged.status).toBe(401);
+	});
+
 	test("a stopped instance process gives 503 code 14 at once, and 200 again after restart", async () => {
 		expect(await procs.instance?.stop("SIGTERM")).toBe(0);
 		const res = await profile();
