@@ -1,4 +1,5 @@
 import { SignJWT, UnsecuredJWT } from "jose";
+import { ConfigError, loadConfig } from "../../shared/runtime/config.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 import { issueAccessToken, verifyAccessToken } from "../../services/auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, setRefreshCookie } from "../../services/auth/refresh-cookie.js";
@@ -39,6 +40,13 @@ describe("access tokens", () => {
 		expect(keys[0]?.byteLength).toBe(32);
 		expect(new TextDecoder().decode(await loadSigningKey("configured-secret-of-32-bytes!!!", secrets))).toBe("configured-secret-of-32-bytes!!!");
 	});
+});
+
+test("JWT_SECRET: empty (generated) or at least 32 bytes", () => {
+	expect(loadConfig({}).jwtSecret).toBe("");
+	expect(loadConfig({ JWT_SECRET: "s".repeat(32) }).jwtSecret).toBe("s".repeat(32));
+	expect(() => loadConfig({ JWT_SECRET: "short" })).toThrow(ConfigError);
+	expect(() => loadConfig({ JWT_SECRET: "short" })).not.toThrow(/short/);
 });
 
 describe("refresh cookie", () => {
