@@ -46,9 +46,15 @@ async function issue(tokens: Collection<RefreshTokenDoc>, userId: string, family
 	return { token, familyId, expiresAt };
 }
 
-/** A sign-in: a new family with its first token. The user's expired tokens are dropped on the way. */
+// Rotated tokens are kept until they expire, for reuse detection; a user's expired ones go
+// whenever that user signs in or refreshes.
+function dropExpired(tokens: Collection<RefreshTokenDoc>, userId: string, now: number): Promise<number> {
+	return tokens.remove({ userId, expiresAt: { $lte: now } }, { multi: true });
+}
+
+/** A sign-in: a new family with its first token. */
 export async function startFamily(tokens: Collection<RefreshTokenDoc>, userId: string, now: number): Promise<IssuedRefreshToken> {
-	await tokens.remove({ userId, expiresAt: { $lte: now } }, { multi: true });
+	await dropExpired(tokens, userId, now);
 	return issue(tokens, userId, randomUUID(), now);
 }
 
@@ -57,7 +63,10 @@ export async function rotate(tokens: Collection<RefreshTokenDoc>, token: string 
 	const id = hashToken(token);
 	// Marking the token rotated is the atomic step: of two concurrent refreshes one wins.
 	const current = await tokens.findOneAndUpdate({ _id: id, rotatedAt: { $exists: false }, expiresAt: { $gt: now } }, { $set: { rotatedAt: now } });
-	if (current) return { kind: "rotated", userId: current.userId, next: await issue(tokens, current.userId, current.familyId, now) };
+	if (current) {
+		await dropExpired(tokens, current.userId, now);
+		return { kind: "rotated", userId: current.userId, next: await issue(tokens, current.userId, current.familyId, now) };
+	}
 	const seen = await tokens.findOne({ _id: id });
 	if (!seen || seen.rotatedAt === undefined) return { kind: "invalid" };
 	if (now - seen.rotatedAt <= REUSE_GRACE_MS) return { kind: "grace" };
