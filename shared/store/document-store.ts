@@ -8,7 +8,13 @@
 
 export type Doc = { _id: string } & Record<string, unknown>;
 
-/** A query in the Mongo query language: field equality, $eq $ne $gt $gte $lt $lte $in $nin $exists $regex $size $elemMatch $and $or $not $nor. */
+/**
+ * A query in the Mongo query language, with MongoDB's meaning in both adapters: field
+ * equality (an array field equals any of its elements; `null` also matches a missing field),
+ * dotted paths, $eq $ne $gt $gte $lt $lte $in $nin $exists $regex $size $elemMatch, and
+ * $and $or $nor at the top. `$not` applies to one field (`{ f: { $not: { $gt: 1 } } }`).
+ * `$regex` takes a RegExp; only the `i` and `m` flags mean the same to both adapters.
+ */
 export type Filter = Record<string, unknown>;
 
 /** 1 ascending, -1 descending; keys in priority order. */
@@ -35,7 +41,10 @@ export interface FindOptions {
 export interface UpdateOptions {
 	/** Update every matching document (default: the first one only). */
 	multi?: boolean;
-	/** Insert when nothing matches: the filter's equality fields plus the update make the new document. */
+	/**
+	 * Insert when nothing matches: the filter's equality fields plus the update make the new
+	 * document, with a generated string `_id` unless the filter fixes one.
+	 */
 	upsert?: boolean;
 }
 
@@ -55,7 +64,10 @@ export interface Collection<T extends Doc = Doc> {
 	find(filter: Filter, options?: FindOptions): Promise<T[]>;
 	findOne(filter: Filter): Promise<T | null>;
 	count(filter: Filter): Promise<number>;
-	/** Returns how many documents were modified (or inserted by an upsert). */
+	/**
+	 * Returns how many documents matched (even if the update left them as they were) or were
+	 * inserted by an upsert. An update needs at least one operator.
+	 */
 	update(filter: Filter, update: Update, options?: UpdateOptions): Promise<number>;
 	/** Atomically updates the first match and returns it as it is after the update, or null. */
 	findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;

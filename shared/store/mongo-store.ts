@@ -1,0 +1,157 @@
+import { randomUUID } from "node:crypto";
+import mongoose from "mongoose";
+import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
+import { DuplicateKeyError } from "./document-store.js";
+
+type NativeCollection = mongoose.Collection<Doc>;
+type MongoFilter = mongoose.mongo.Filter<Doc>;
+type MongoUpdate = mongoose.mongo.UpdateFilter<Doc>;
+
+/**
+ * The cluster adapter: MongoDB through mongoose's connection, using the driver's collections
+ * directly (documents are plain objects, the port needs no schemas).
+ */
+export class MongoDocumentStore implements DocumentStore {
+	readonly driver = "mongodb";
+	private closed = false;
+
+	private constructor(private readonly connection: mongoose.Connection) {}
+
+	/** `dbName` overrides the database named in the URL (tests use one per run). */
+	static async connect(url: string, options: { dbName?: string } = {}): Promise<MongoDocumentStore> {
+		const connection = mongoose.createConnection(url, {
+			serverSelectionTimeoutMS: 5000,
+			// While disconnected mongoose would queue calls, and a queued find() yields a promise
+			// where the driver yields a cursor; the driver's own server selection waits instead.
+			bufferCommands: false,
+			...(options.dbName ? { dbName: options.dbName } : {})
+		});
+		try {
+			await connection.asPromise();
+		} catch (err) {
+			await connection.close().catch(() => undefined);
+			throw err;
+		}
+		return new MongoDocumentStore(connection);
+	}
+
+	collection<T extends Doc = Doc>(name: string): Collection<T> {
+		if (this.closed) throw new Error("the document store is closed");
+		return new MongoCollection(name, this.connection.collection<Doc>(name)) as unknown as Collection<T>;
+	}
+
+	async ping(): Promise<void> {
+		if (this.closed) throw new Error("the document store is closed");
+		await this.db().command({ ping: 1 });
+	}
+
+	async sizeBytes(): Promise<number> {
+		try {
+			const stats = await this.db().command({ dbStats: 1 });
+			return Number(stats.dataSize) + Number(stats.indexSize);
+		} catch {
+			return -1;
+		}
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.closed = true;
+		await this.connection.close();
+	}
+
+	private db(): mongoose.mongo.Db {
+		const db = this.connection.db;
+		if (!db) throw new Error("not connected to MongoDB");
+		return db;
+	}
+}
+
+class MongoCollection implements Collection<Doc> {
+	constructor(
+		readonly name: string,
+		private readonly native: NativeCollection
+	) {}
+
+	async ensureIndex(spec: IndexSpec): Promise<void> {
+		await this.guard(this.native.createIndex(spec.fields, { unique: spec.unique ?? false, sparse: spec.sparse ?? false }));
+	}
+
+	async insert(doc: Doc): Promise<Doc> {
+		await this.guard(this.native.insertOne(doc));
+		return doc;
+	}
+
+	find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
+		return this.native
+			.find(filter as MongoFilter, {
+				sort: options.sort,
+				skip: options.skip,
+				limit: options.limit,
+				projection: options.projection
+			})
+			.toArray();
+	}
+
+	findOne(filter: Filter): Promise<Doc | null> {
+		return this.native.findOne(filter as MongoFilter);
+	}
+
+	count(filter: Filter): Promise<number> {
+		return this.native.countDocuments(filter as MongoFilter);
+	}
+
+	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
+		const upsert = options.upsert ?? false;
+		const mongoUpdate = toMongoUpdate(filter, update, upsert);
+		const result = await this.guard(
+			options.multi
+				? this.native.updateMany(filter as MongoFilter, mongoUpdate, { upsert })
+				: this.native.updateOne(filter as MongoFilter, mongoUpdate, { upsert })
+		);
+		return result.matchedCount + result.upsertedCount;
+	}
+
+	findOneAndUpdate(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<Doc | null> {
+		const upsert = options.upsert ?? false;
+		return this.guard(
+			this.native.findOneAndUpdate(filter as MongoFilter, toMongoUpdate(filter, update, upsert), { upsert, returnDocument: "after" })
+		);
+	}
+
+	async remove(filter: Filter, options: { multi?: boolean } = {}): Promise<number> {
+		const result = options.multi ? await this.native.deleteMany(filter as MongoFilter) : await this.native.deleteOne(filter as MongoFilter);
+		return result.deletedCount;
+	}
+
+	private async guard<R>(operation: Promise<R>): Promise<R> {
+		try {
+			return await operation;
+		} catch (err) {
+			if (isDuplicateKey(err)) throw new DuplicateKeyError(this.name, `duplicate key ${JSON.stringify(err.keyValue ?? null)}`);
+			throw err;
+		}
+	}
+}
+
+function isDuplicateKey(err: unknown): err is { code: number; keyValue?: unknown } {
+	const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+	return code === 11000 || code === 11001;
+}
+
+/** MongoDB would give an upserted document an ObjectId; the port's ids are strings. */
+function toMongoUpdate(filter: Filter, update: Update, upsert: boolean): MongoUpdate {
+	if (Object.keys(update).length === 0) throw new Error("an update needs at least one operator");
+	if (!upsert || fixesId(filter)) return update as MongoUpdate;
+	return { ...update, $setOnInsert: { _id: randomUUID() } } as MongoUpdate;
+}
+
+/** Whether an upsert takes `_id` from the filter (equality at the top level or under `$and`). */
+function fixesId(filter: Filter): boolean {
+	const id = filter._id;
+	if (id !== undefined && !(id instanceof RegExp)) {
+		const isOperator = typeof id === "object" && id !== null && !Array.isArray(id) && Object.keys(id).some(key => key.startsWith("$"));
+		if (!isOperator || "$eq" in id) return true;
+	}
+	return Array.isArray(filter.$and) && filter.$and.some(query => fixesId(query as Filter));
+}
