@@ -23,7 +23,7 @@ import {
 } from "./identity-providers.js";
 import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
 import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "./refresh-cookie.js";
-import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, type RefreshTokenDoc } from "./refresh-tokens.js";
+import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, userOfLiveToken, type RefreshTokenDoc } from "./refresh-tokens.js";
 import { signIn, type SignInParams } from "./sign-in.js";
 import { SSO_TIMEOUT_MS } from "./sso.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
@@ -128,6 +128,20 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				const caller = userId === null ? null : await this.activeUsers.get(userId, now);
 				if (!caller) throw unauthenticated("invalid access token");
 				return caller;
+			}
+		},
+
+		/**
+		 * The caller a `memos_refresh` cookie stands for, for the file route (contract 8.5) where
+		 * browsers send no access token; null when it is not a current token of an active user.
+		 */
+		callerOfRefreshCookie: {
+			visibility: "public",
+			params: { cookie: "string" },
+			async handler(ctx: Context<{ cookie: string }>): Promise<Caller | null> {
+				const now = this.clock();
+				const userId = await userOfLiveToken(this.deps().refreshTokens, ctx.params.cookie, now);
+				return userId === undefined ? null : await this.activeUsers.get(userId, now);
 			}
 		},
 

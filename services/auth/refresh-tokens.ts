@@ -74,6 +74,12 @@ export async function rotate(tokens: Collection<RefreshTokenDoc>, token: string 
 	return { kind: "invalid" };
 }
 
+/** The user of a current (unrotated, unexpired, unrevoked) token, without using it up. */
+export async function userOfLiveToken(tokens: Collection<RefreshTokenDoc>, token: string | undefined, now: number): Promise<string | undefined> {
+	if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
+	return (await tokens.findOne({ _id: hashToken(token), rotatedAt: { $exists: false }, expiresAt: { $gt: now } }))?.userId;
+}
+
 /** The family of a well-formed token, if it is still known. */
 export async function familyOf(tokens: Collection<RefreshTokenDoc>, token: string | undefined): Promise<string | undefined> {
 	if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
