@@ -1,8 +1,408 @@
-import type { ServiceSchema } from "moleculer";
+import type { Readable } from "node:stream";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { parseOrderBy, type OrderField } from "../../shared/cel/order-by.js";
+import { BlobNotFoundError, type ByteRange } from "../../shared/blob/blob-store.js";
+import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { parseName } from "../../shared/names.js";
+import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
+import { parseInt32 } from "../../shared/proto-json.js";
+import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
+import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
+import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
+import { parseUpdateMask } from "../../shared/field-mask.js";
+import type { MemoAccessInfo } from "../memos/memo-access-info.js";
+import { assertCanRead, assertCanWrite, attachmentNotFound } from "./attachment-access.js";
+import { emptyBody, newBlobKey, sniffType, storeBytes, type StoredBytes } from "./attachment-bytes.js";
+import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
+import { DEFAULT_TYPE, parseFilename, typeFromFilename, uploadLimitBytes } from "./attachment-fields.js";
+import { toAttachmentJson } from "./attachment-json.js";
+import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
+import { parseMemoAttachmentNames } from "./memo-links.js";
+import type { FileAccess } from "../gateway/file-route.js";
+import { compileAttachmentFilter, parseAttachmentFilter } from "./filter/attachment-filter.js";
+import { LONG_TRANSFER, UploadMixin, type UploadMethods, type UploadVars } from "./upload/upload.mixin.js";
 
-/** Owns its part of the contract; its operations are added to this schema as they are built. */
-const AttachmentsService: ServiceSchema = {
-	name: "attachments"
+const SEQUENCES = "attachment_sequences";
+const LIST_ATTACHMENTS = "ListAttachments";
+const LIST_MEMO_ATTACHMENTS = "ListMemoAttachments";
+const BATCH_DELETE_MAX = 100;
+
+interface SequenceDoc extends Doc {
+	value: number;
+}
+
+/** ListAttachments orderBy fields (contract 6.4). */
+const ORDER_FIELDS: Record<string, OrderField> = {
+	create_time: { key: "createTime", isTime: true },
+	filename: { key: "filename", isTime: false },
+	mime_type: { key: "type", isTime: false },
+	size: { key: "size", isTime: false }
+};
+const SORT_KEY_TYPES = { createTime: "number", filename: "string", type: "string", size: "number", seq: "number", memoPosition: "number" } as const;
+
+/** What the new attachment is made of, once its bytes (if any) are stored. */
+export interface NewAttachment {
+	id: string;
+	creatorId: string;
+	filename: string;
+	/** Normalised type given by the client, or "" to derive it. */
+	type: string;
+	externalLink: string;
+	stored: (StoredBytes & { key: string }) | null;
+	memoId: string | null;
+	motionMedia?: Record<string, unknown>;
+	mediaMetadata?: Record<string, unknown>;
+}
+
+export interface AttachmentsMethods extends InstanceSettingsMethods, UploadMethods {
+	attachmentCollection(): Collection<AttachmentDoc>;
+	nextSeq(): Promise<number>;
+	uploadLimit(): Promise<number>;
+	/** The memos service's view of these memos for the caller; deleted or missing memos are absent. */
+	memoInfo(ctx: Context, memoIds: Iterable<string>): Promise<Map<string, MemoAccessInfo>>;
+	/** NOT_FOUND when the memo is gone, PERMISSION_DENIED unless the caller created it (contract 8.2). */
+	checkOwnMemo(ctx: Context, memoId: string, caller: Caller): Promise<MemoAccessInfo>;
+	/** Inserts the record (appended to its memo's set); ALREADY_EXISTS when the id is taken. */
+	insertAttachment(attachment: NewAttachment, now: number, memo: MemoAccessInfo | null): Promise<AttachmentDoc>;
+	/** Removes records and then their bytes. */
+	removeAttachments(docs: AttachmentDoc[]): Promise<void>;
+}
+
+type Ctx<P> = Context<P, RequestMeta>;
+
+export function signedIn(ctx: Ctx<unknown>): Caller {
+	const caller = ctx.meta.user;
+	if (!caller) throw unauthenticated();
+	return caller;
+}
+
+function pathId(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
+function optionalInt32(value: unknown, field: string): number | undefined {
+	return value === undefined || value === "" ? undefined : parseInt32(value, field);
+}
+
+function optionalString(value: unknown, field: string): string | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== "string") throw invalidArgument(`${field} must be a string`);
+	return value;
+}
+
+/** AttachmentService (contract 8) and the attachments of memos (7.9). */
+const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods, UploadVars> = {
+	name: "attachments",
+	// Mixins are typed with their own `this`; `mixins` takes untyped schemas.
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, UploadMixin as Partial<ServiceSchema>],
+
+	actions: {
+		/** POST /api/v1/attachments (contract 8.2): the bytes arrive as the call's stream. */
+		createAttachment: {
+			...LONG_TRANSFER,
+			async handler(ctx: Ctx<CreateAttachmentParams>) {
+				const caller = signedIn(ctx);
+				const body = ctx.stream as Readable | null;
+				try {
+					const input = parseCreateAttachment(ctx.params);
+					if (input.contentLength !== null && input.contentLength > (await this.uploadLimit())) {
+						throw invalidArgument(`attachment is larger than the upload limit of ${await this.uploadLimit()} bytes`);
+					}
+					const memo = input.memoId === null ? null : await this.checkOwnMemo(ctx, input.memoId, caller);
+					if ((await this.attachmentCollection().count({ _id: input.id })) > 0) throw alreadyExists(`attachment "attachments/${input.id}" already exists`);
+					let stored: NewAttachment["stored"] = null;
+					if (input.externalLink === "") {
+						const key = newBlobKey();
+						const source = input.contentLength !== null && body ? body : emptyBody();
+						stored = { key, ...(await storeBytes(blobsOf(this.broker), key, source, input.contentLength ?? 0)) };
+					}
+					const now = ctx.meta.requestTime ?? Date.now();
+					const doc = await this.insertAttachment({ ...input, creatorId: caller.id, stored }, now, memo);
+					return toAttachmentJson(doc);
+				} finally {
+					body?.destroy();
+				}
+			}
+		},
+
+		/** GET /api/v1/attachments (contract 8.1): the caller's own attachments, filtered, ordered, one query per page. */
+		listAttachments: {
+			async handler(ctx: Ctx<Record<string, unknown>>) {
+				const caller = signedIn(ctx);
+				const filterText = optionalString(ctx.params.filter, "filter");
+				const orderBy = optionalString(ctx.params.orderBy, "orderBy");
+				const filter = parseAttachmentFilter(filterText);
+				const sort = parseOrderBy(orderBy, ORDER_FIELDS, "create_time desc");
+				const pageSize = normalizePageSize(optionalInt32(ctx.params.pageSize, "pageSize"));
+				const bound = { filter: filterText ?? "", orderBy: orderBy ?? "", caller: caller.id };
+				const token = optionalString(ctx.params.pageToken, "pageToken");
+				const position = decodePageToken(token, LIST_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
+				// Spaces have no members yet, so the space widening of contract 8.1 selects nothing more.
+				const own: Filter = { creatorId: caller.id, memoDeleted: { $ne: true } };
+				if (filter.spaceId !== undefined) own.spaceId = filter.spaceId;
+				const parts: Filter[] = [own, compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())];
+				if (position !== null) parts.push(afterPosition(sort, position));
+				const selected = parts.filter(part => Object.keys(part).length > 0);
+				const found = await this.attachmentCollection().find(selected.length === 1 ? selected[0] : { $and: selected }, { sort, limit: pageSize + 1 });
+				const page = found.slice(0, pageSize);
+				const last = page.at(-1);
+				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_ATTACHMENTS, bound, positionOf(last, sort)) : "";
+				return { attachments: page.map(toAttachmentJson), nextPageToken };
+			}
+		},
+
+		/** GET /api/v1/attachments/{attachment} (contract 8.1). */
+		getAttachment: {
+			async handler(ctx: Ctx<{ attachment?: unknown }>) {
+				const id = pathId(ctx.params.attachment);
+				const doc = await this.attachmentCollection().findOne({ _id: id });
+				const memos = doc?.memoId ? await this.memoInfo(ctx, [doc.memoId]) : new Map<string, MemoAccessInfo>();
+				assertCanRead(doc, id, ctx.meta.user ?? null, doc?.memoId ? memos.get(doc.memoId) : undefined);
+				return toAttachmentJson(doc);
+			}
+		},
+
+		/** PATCH /api/v1/attachments/{attachment} (contract 8.3): `filename` only. */
+		updateAttachment: {
+			async handler(ctx: Ctx<{ attachment?: unknown; updateMask?: unknown; patch?: Record<string, unknown> }>) {
+				const caller = signedIn(ctx);
+				const id = pathId(ctx.params.attachment);
+				parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["filename"], { required: true });
+				const filename = parseFilename(ctx.params.patch?.filename, "attachment.filename");
+				const attachments = this.attachmentCollection();
+				assertCanWrite(await attachments.findOne({ _id: id }), id, caller);
+				const updated = await attachments.findOneAndUpdate({ _id: id }, { $set: { filename } });
+				if (updated === null) throw attachmentNotFound(id);
+				return toAttachmentJson(updated);
+			}
+		},
+
+		/** DELETE /api/v1/attachments/{attachment} (contract 8.3): record and bytes. */
+		deleteAttachment: {
+			async handler(ctx: Ctx<{ attachment?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const id = pathId(ctx.params.attachment);
+				const doc = await this.attachmentCollection().findOne({ _id: id });
+				assertCanWrite(doc, id, caller);
+				await this.removeAttachments([doc]);
+			}
+		},
+
+		/** POST /api/v1/attachments:batchDelete (contract 8.3): every name checked first, then all deleted. */
+		batchDeleteAttachments: {
+			async handler(ctx: Ctx<{ names?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const names = ctx.params.names;
+				if (!Array.isArray(names) || names.length < 1 || names.length > BATCH_DELETE_MAX) {
+					throw invalidArgument(`names must list 1 to ${BATCH_DELETE_MAX} attachment names`);
+				}
+				const ids = [...new Set(names.map((name, i) => parseName("attachment", typeof name === "string" ? name : "", `names[${i}]`)))];
+				const docs = await this.attachmentCollection().find({ _id: { $in: ids } });
+				const byId = new Map(docs.map(doc => [doc._id, doc]));
+				for (const id of ids) if (!byId.has(id)) throw attachmentNotFound(id);
+				for (const id of ids) assertCanWrite(byId.get(id) ?? null, id, caller);
+				await this.removeAttachments(docs);
+			}
+		},
+
+		/** PATCH /api/v1/memos/{memo}/attachments (contract 7.9): replaces the memo's set. */
+		setMemoAttachments: {
+			async handler(ctx: Ctx<{ memo?: unknown; attachments?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const memoId = pathId(ctx.params.memo);
+				const ids = parseMemoAttachmentNames(ctx.params.attachments);
+				const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
+				if (memo === undefined) throw notFound(`memo "memos/${memoId}" not found`);
+				if (caller.id !== memo.creatorId && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
+				const attachments = this.attachmentCollection();
+				const docs = new Map((await attachments.find({ _id: { $in: ids } })).map(doc => [doc._id, doc]));
+				for (const id of ids) {
+					const doc = docs.get(id);
+					if (doc?.memoId === memoId) continue;
+					if (doc === undefined || doc.creatorId !== memo.creatorId) throw attachmentNotFound(id);
+					if (doc.memoId !== null) throw failedPrecondition(`attachment "attachments/${id}" is linked to another memo`);
+				}
+				await attachments.update({ memoId, _id: { $nin: ids } }, { $set: { memoId: null, spaceId: null, memoPosition: 0, memoDeleted: false } }, { multi: true });
+				for (const [position, id] of ids.entries()) {
+					await attachments.update({ _id: id }, { $set: { memoId, spaceId: memo.spaceId, memoPosition: position, memoDeleted: false } });
+				}
+				await ctx.call("memos.touch", { memoId, time: ctx.meta.requestTime ?? Date.now() });
+			}
+		},
+
+		/** GET /api/v1/memos/{memo}/attachments (contract 7.9): the memo's read rule, display order. */
+		listMemoAttachments: {
+			async handler(ctx: Ctx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
+				const memoId = pathId(ctx.params.memo);
+				const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
+				if (memo === undefined || memo.read === "NOT_FOUND") throw notFound(`memo "memos/${memoId}" not found`);
+				if (memo.read === "UNAUTHENTICATED") throw unauthenticated();
+				if (memo.read === "PERMISSION_DENIED") throw permissionDenied(`no read access to memo "memos/${memoId}"`);
+				const pageSize = normalizePageSize(optionalInt32(ctx.params.pageSize, "pageSize"));
+				const sort = { memoPosition: 1, seq: 1 } as const;
+				const bound = { memo: memoId };
+				const position = decodePageToken(optionalString(ctx.params.pageToken, "pageToken"), LIST_MEMO_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
+				const query: Filter = position === null ? { memoId } : { $and: [{ memoId }, afterPosition(sort, position)] };
+				const found = await this.attachmentCollection().find(query, { sort, limit: pageSize + 1 });
+				const page = found.slice(0, pageSize);
+				const last = page.at(-1);
+				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_MEMO_ATTACHMENTS, bound, positionOf(last, sort)) : "";
+				return { attachments: page.map(toAttachmentJson), nextPageToken };
+			}
+		},
+
+		/** For the memos service: the attachments of memos in display order, one call per request (contract 4.1). */
+		forMemos: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ memoIds?: string[] }>): Promise<Record<string, Record<string, unknown>[]>> {
+				const memoIds = [...new Set(ctx.params.memoIds ?? [])];
+				const result: Record<string, Record<string, unknown>[]> = {};
+				if (memoIds.length === 0) return result;
+				const docs = await this.attachmentCollection().find({ memoId: { $in: memoIds } }, { sort: { memoId: 1, memoPosition: 1, seq: 1 } });
+				for (const doc of docs) (result[doc.memoId as string] ??= []).push(toAttachmentJson(doc));
+				return result;
+			}
+		},
+
+		/** For the memos service: a purged memo takes its attachments and their bytes along (contract 7.6). */
+		deleteForMemos: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ memoIds?: string[] }>): Promise<void> {
+				const memoIds = ctx.params.memoIds ?? [];
+				if (memoIds.length === 0) return;
+				await this.removeAttachments(await this.attachmentCollection().find({ memoId: { $in: memoIds } }));
+			}
+		},
+
+		/** For the memos service: a soft-deleted memo's attachments are kept but neither listed nor served (contract 7.6). */
+		setMemosDeleted: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ memoIds?: string[]; deleted?: boolean }>): Promise<void> {
+				const memoIds = ctx.params.memoIds ?? [];
+				if (memoIds.length === 0) return;
+				await this.attachmentCollection().update({ memoId: { $in: memoIds } }, { $set: { memoDeleted: ctx.params.deleted === true } }, { multi: true });
+			}
+		},
+
+		/** For the file route (services/gateway/file-route.ts): access (contract 8.5) and what the headers need. */
+		fileInfo: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ attachment?: unknown; shareToken?: unknown }>): Promise<FileAccess> {
+				const id = pathId(ctx.params.attachment);
+				const doc = await this.attachmentCollection().findOne({ _id: id });
+				// External links have no bytes here; a soft-deleted memo's attachments are not served.
+				if (doc === null || doc.blobKey === null || doc.memoDeleted) throw attachmentNotFound(id);
+				// No share link exists before the share links of contract 7.11 are served.
+				if (ctx.params.shareToken !== undefined) throw notFound("share link not found");
+				const memo = doc.memoId === null ? undefined : (await this.memoInfo(ctx, [doc.memoId])).get(doc.memoId);
+				assertCanRead(doc, id, ctx.meta.user ?? null, memo);
+				return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: memo?.publicRead ?? false };
+			}
+		},
+
+		/** For the file route: the bytes, or one range of them, as a stream. */
+		fileStream: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ attachment?: unknown; range?: ByteRange }>): Promise<Readable> {
+				const id = pathId(ctx.params.attachment);
+				const doc = await this.attachmentCollection().findOne({ _id: id });
+				if (doc === null || doc.blobKey === null) throw attachmentNotFound(id);
+				try {
+					return await blobsOf(this.broker).get(doc.blobKey, ctx.params.range);
+				} catch (err) {
+					if (err instanceof BlobNotFoundError) throw attachmentNotFound(id);
+					throw err;
+				}
+			}
+		}
+	},
+
+	methods: {
+		attachmentCollection(): Collection<AttachmentDoc> {
+			return documentsOf(this.broker).collection<AttachmentDoc>(ATTACHMENTS);
+		},
+
+		async nextSeq(): Promise<number> {
+			const sequences = documentsOf(this.broker).collection<SequenceDoc>(SEQUENCES);
+			const doc = await sequences.findOneAndUpdate({ _id: ATTACHMENTS }, { $inc: { value: 1 } }, { upsert: true });
+			if (doc === null) throw new Error("attachment sequence was not incremented");
+			return doc.value;
+		},
+
+		async uploadLimit(): Promise<number> {
+			return uploadLimitBytes(await this.instanceSetting("STORAGE"));
+		},
+
+		async memoInfo(ctx: Context, memoIds: Iterable<string>): Promise<Map<string, MemoAccessInfo>> {
+			const ids = [...new Set(memoIds)];
+			if (ids.length === 0) return new Map();
+			const infos = await ctx.call<MemoAccessInfo[], { memoIds: string[] }>("memos.accessInfo", { memoIds: ids });
+			return new Map(infos.map(info => [info.id, info]));
+		},
+
+		async checkOwnMemo(ctx: Context, memoId: string, caller: Caller): Promise<MemoAccessInfo> {
+			const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
+			if (memo === undefined || memo.read === "NOT_FOUND") throw notFound(`memo "memos/${memoId}" not found`);
+			if (memo.creatorId !== caller.id) throw permissionDenied(`only the creator of memo "memos/${memoId}" may attach files to it`);
+			return memo;
+		},
+
+		async insertAttachment(attachment: NewAttachment, now: number, memo: MemoAccessInfo | null): Promise<AttachmentDoc> {
+			const { stored } = attachment;
+			let type = attachment.type;
+			if (type === "") type = typeFromFilename(attachment.filename);
+			if (type === "" && stored !== null) type = await sniffType(stored.head);
+			let memoPosition = 0;
+			if (memo !== null) {
+				const [lastLinked] = await this.attachmentCollection().find({ memoId: memo.id }, { sort: { memoPosition: -1 }, limit: 1 });
+				memoPosition = (lastLinked?.memoPosition ?? -1) + 1;
+			}
+			const doc: AttachmentDoc = {
+				_id: attachment.id,
+				seq: await this.nextSeq(),
+				creatorId: attachment.creatorId,
+				filename: attachment.filename,
+				type: type === "" ? DEFAULT_TYPE : type,
+				size: stored?.size ?? 0,
+				externalLink: attachment.externalLink,
+				sha256: stored?.sha256 ?? "",
+				blobKey: stored?.key ?? null,
+				memoId: memo?.id ?? null,
+				memoPosition,
+				spaceId: memo?.spaceId ?? null,
+				memoDeleted: false,
+				createTime: now
+			};
+			if (attachment.motionMedia !== undefined) doc.motionMedia = attachment.motionMedia;
+			if (attachment.mediaMetadata !== undefined) doc.mediaMetadata = attachment.mediaMetadata;
+			try {
+				await this.attachmentCollection().insert(doc);
+			} catch (err) {
+				if (stored !== null) await blobsOf(this.broker).delete(stored.key);
+				if (err instanceof DuplicateKeyError) throw alreadyExists(`attachment "attachments/${attachment.id}" already exists`);
+				throw err;
+			}
+			return doc;
+		},
+
+		async removeAttachments(docs: AttachmentDoc[]): Promise<void> {
+			if (docs.length === 0) return;
+			await this.attachmentCollection().remove({ _id: { $in: docs.map(doc => doc._id) } }, { multi: true });
+			const blobs = blobsOf(this.broker);
+			for (const doc of docs) if (doc.blobKey !== null) await blobs.delete(doc.blobKey);
+		}
+	},
+
+	async started() {
+		const attachments = this.attachmentCollection();
+		// ListAttachments: the owner first, then each sort key with the sequence tie-break.
+		for (const key of ["createTime", "filename", "type", "size"]) {
+			await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
+		}
+		await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1 } });
+	}
 };
 
 export default AttachmentsService;

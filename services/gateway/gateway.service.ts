@@ -13,6 +13,7 @@ import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { clusterViewAlias } from "./cluster-view.js";
+import { fileRouteAlias } from "./file-route.js";
 import { instrumentHttp } from "./http-metrics.js";
 import { takeBytes } from "./bytes-field.js";
 import { readJsonBody } from "./json-body.js";
@@ -121,7 +122,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 					"GET /health/cluster": clusterViewAlias,
 					"GET /openapi.json": openApiAlias,
 					"GET /api-docs": apiDocsPageAlias,
-					"GET /api-docs/:file": apiDocsAssetAlias
+					"GET /api-docs/:file": apiDocsAssetAlias,
+					"GET /file/attachments/:attachment{/:filename}": fileRouteAlias,
+					"HEAD /file/attachments/:attachment{/:filename}": fileRouteAlias
 				}
 			}
 		],

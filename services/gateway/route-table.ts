@@ -1,5 +1,6 @@
 import type { RouteSpec } from "./route-spec.js";
 import { aiRoutes } from "./routes/ai.routes.js";
+import { attachmentsRoutes } from "./routes/attachments.routes.js";
 import { authRoutes } from "./routes/auth.routes.js";
 import { identityProvidersRoutes } from "./routes/identity-providers.routes.js";
 import { instanceRoutes } from "./routes/instance.routes.js";
@@ -10,4 +11,4 @@ import { usersRoutes } from "./routes/users.routes.js";
  * Every `/api/v1` operation. Order matters where paths overlap: a literal segment
  * (`/memos/-/…`) must come before the parameter that would also match it.
  */
-export const ROUTE_TABLE: readonly RouteSpec[] = [...instanceRoutes, ...memosRoutes, ...authRoutes, ...usersRoutes, ...identityProvidersRoutes, ...aiRoutes];
+export const ROUTE_TABLE: readonly RouteSpec[] = [...instanceRoutes, ...memosRoutes, ...authRoutes, ...usersRoutes, ...identityProvidersRoutes, ...aiRoutes, ...attachmentsRoutes];

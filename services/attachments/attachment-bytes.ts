@@ -1,0 +1,74 @@
+import { PassThrough, Readable, Transform, type TransformCallback } from "node:stream";
+import { fileTypeFromBuffer } from "file-type";
+import type { BlobInfo, BlobStore } from "../../shared/blob/blob-store.js";
+import { generateId } from "../../shared/ids.js";
+
+/** What file-type needs to recognise every format it knows. */
+const SNIFF_BYTES = 4100;
+
+/** A fresh blob key for an attachment's bytes: a re-used attachment id never meets an old blob. */
+export function newBlobKey(): string {
+	return `attachments/${generateId()}`;
+}
+
+/** Passes bytes through unchanged and keeps a copy of the first SNIFF_BYTES of them. */
+class HeadKeeper extends Transform {
+	private readonly parts: Buffer[] = [];
+	private kept = 0;
+
+	override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+		if (this.kept < SNIFF_BYTES) {
+			const part = chunk.subarray(0, SNIFF_BYTES - this.kept);
+			this.parts.push(Buffer.from(part));
+			this.kept += part.length;
+		}
+		done(null, chunk);
+	}
+
+	head(): Buffer {
+		return Buffer.concat(this.parts);
+	}
+}
+
+export interface StoredBytes extends BlobInfo {
+	/** The first bytes, for sniffing the type. */
+	head: Buffer;
+}
+
+/** Streams `body` (`size` bytes) into `key`; nothing beyond the first few KiB is held in memory. */
+export async function storeBytes(blobs: BlobStore, key: string, body: Readable, size: number): Promise<StoredBytes> {
+	const keeper = new HeadKeeper();
+	body.on("error", err => keeper.destroy(err));
+	const info = await blobs.put(key, body.pipe(keeper), { size });
+	return { ...info, head: keeper.head() };
+}
+
+/** Zero bytes, for an attachment created with neither content nor a link (contract 8.2). */
+export function emptyBody(): Readable {
+	return Readable.from([], { objectMode: false });
+}
+
+/**
+ * Streams the blobs `parts` one after the other into `key` (a completed chunked upload): one
+ * part is read at a time, so the whole file is never in memory.
+ */
+export async function concatenateBlobs(blobs: BlobStore, parts: readonly string[], key: string, size: number): Promise<StoredBytes> {
+	const joined = new PassThrough();
+	const feed = async () => {
+		for (const part of parts) {
+			const source = await blobs.get(part);
+			for await (const chunk of source) {
+				if (!joined.write(chunk)) await new Promise(resolve => joined.once("drain", resolve));
+			}
+		}
+		joined.end();
+	};
+	feed().catch((err: unknown) => joined.destroy(err as Error));
+	return storeBytes(blobs, key, joined, size);
+}
+
+/** The type the bytes' signature tells, or "". */
+export async function sniffType(head: Buffer): Promise<string> {
+	if (head.length === 0) return "";
+	return (await fileTypeFromBuffer(head))?.mime ?? "";
+}

@@ -1,0 +1,70 @@
+import mime from "mime-types";
+import { invalidArgument } from "../../shared/errors.js";
+
+/** Field rules of contract 4.6 and 8.2, shared by CreateAttachment, UpdateAttachment and the upload spec. */
+
+export const FILENAME_MAX_BYTES = 255;
+export const TYPE_MAX_LENGTH = 255;
+export const DEFAULT_TYPE = "application/octet-stream";
+
+// RFC 6838 restricted names, lower-cased.
+const NAME = "[a-z0-9][a-z0-9!#$&^_.+-]*";
+const MEDIA_TYPE = new RegExp(`^${NAME}/${NAME}$`);
+
+/** Required; at most 255 bytes; no `/`, `\` or NUL; not starting or ending with a space or `.`. */
+export function parseFilename(raw: unknown, field: string): string {
+	if (raw === undefined || raw === null || raw === "") throw invalidArgument(`${field} is required`);
+	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
+	if (Buffer.byteLength(raw, "utf8") > FILENAME_MAX_BYTES) throw invalidArgument(`${field} is longer than ${FILENAME_MAX_BYTES} bytes`);
+	if (/[/\\\0]/.test(raw)) throw invalidArgument(`${field} must not contain "/", "\\" or NUL`);
+	if (/^[ .]|[ .]$/.test(raw)) throw invalidArgument(`${field} must not start or end with a space or "."`);
+	return raw;
+}
+
+/**
+ * A client's MIME type with its parameters dropped and lower-cased; "" when none was given.
+ * Anything that is not `type/subtype` is INVALID_ARGUMENT.
+ */
+export function parseType(raw: unknown, field: string): string {
+	if (raw === undefined || raw === null || raw === "") return "";
+	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
+	if (raw.length > TYPE_MAX_LENGTH) throw invalidArgument(`${field} is longer than ${TYPE_MAX_LENGTH} characters`);
+	const bare = (raw.split(";")[0] ?? "").trim().toLowerCase();
+	if (!MEDIA_TYPE.test(bare)) throw invalidArgument(`${field} must be a media type such as "image/png"`);
+	return bare;
+}
+
+/** The type a filename's extension stands for, or "". */
+export function typeFromFilename(filename: string): string {
+	const found = mime.lookup(filename);
+	return found === false ? "" : found.toLowerCase();
+}
+
+/** An `http(s)` URL; "" when none was given. */
+export function parseExternalLink(raw: unknown, field: string): string {
+	if (raw === undefined || raw === null || raw === "") return "";
+	const invalid = () => invalidArgument(`${field} must be an http or https URL`);
+	if (typeof raw !== "string") throw invalid();
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		throw invalid();
+	}
+	if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") throw invalid();
+	return raw;
+}
+
+/** `motionMedia` and `mediaMetadata` are stored and echoed as given, provided they are objects. */
+export function parseOptionalObject(raw: unknown, field: string): Record<string, unknown> | undefined {
+	if (raw === undefined || raw === null) return undefined;
+	if (typeof raw !== "object" || Array.isArray(raw)) throw invalidArgument(`${field} must be an object`);
+	return raw as Record<string, unknown>;
+}
+
+/** STORAGE `uploadSizeLimitMb` in bytes; 0 (or nothing usable) means the default 30 MiB (contract 4.12). */
+export function uploadLimitBytes(storage: Record<string, unknown>): number {
+	const raw = Number(storage.uploadSizeLimitMb);
+	const mb = Number.isFinite(raw) && raw > 0 ? raw : 30;
+	return mb * 1024 * 1024;
+}

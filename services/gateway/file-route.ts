@@ -1,0 +1,89 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
+import type { Context, ServiceBroker } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { unauthenticated } from "../../shared/errors.js";
+import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
+import { readRefreshCookie } from "../auth/refresh-cookie.js";
+import { fileHeaders, notModified, readRange, type FileInfo } from "./file-headers.js";
+
+/**
+ * `GET`/`HEAD /file/attachments/{attachment}[/{filename}]` (contract 8.5): the caller from a
+ * Bearer token, else the refresh cookie (so `<img src>` works in browsers), else anonymous;
+ * access and metadata from the attachments service, then the bytes streamed from it.
+ */
+
+/** What the attachments service tells the route (`attachments.fileInfo`). */
+export interface FileAccess extends FileInfo {
+	/** The attachment's memo is readable by anyone (PUBLIC and NORMAL). */
+	publicRead: boolean;
+}
+
+interface GatewayLike {
+	broker: ServiceBroker;
+}
+
+type FileRequest = IncomingMessage & { $ctx: Context<unknown, RequestMeta>; $params?: Record<string, unknown> };
+
+async function fileCaller(ctx: Context<unknown, RequestMeta>, headers: IncomingHttpHeaders): Promise<Caller | null> {
+	const header = headers.authorization;
+	if (header !== undefined) {
+		const token = /^bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header)?.[1];
+		if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
+		return ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+	}
+	const cookie = readRefreshCookie(headers.cookie);
+	if (cookie === undefined || cookie === "") return null;
+	return ctx.call<Caller | null, { cookie: string }>("auth.callerOfRefreshCookie", { cookie });
+}
+
+async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
+	const ctx = req.$ctx;
+	const url = new URL(req.url ?? "/", "http://localhost");
+	const shareToken = url.searchParams.get("share_token") ?? undefined;
+	const attachment = String(req.$params?.attachment ?? "");
+	ctx.meta.requestTime = Date.now();
+	ctx.meta.user = await fileCaller(ctx, req.headers);
+	const instancePublic = async () => (await ctx.call<string>("instance.accessMode")) === "INSTANCE_ACCESS_MODE_PUBLIC";
+	// Anonymous callers on a private instance learn nothing (contract 2.2), unless a share link vouches for them.
+	if (ctx.meta.user === null && shareToken === undefined && !(await instancePublic())) throw unauthenticated();
+	const info = await ctx.call<FileAccess, { attachment: string; shareToken?: string }>("attachments.fileInfo", {
+		attachment,
+		...(shareToken === undefined ? {} : { shareToken })
+	});
+	const headers = fileHeaders(info, info.publicRead && (await instancePublic()));
+	if (notModified(req.headers["if-none-match"], headers.ETag)) {
+		res.writeHead(304, { ETag: headers.ETag, "Last-Modified": headers["Last-Modified"], "Cache-Control": headers["Cache-Control"] });
+		res.end();
+		return;
+	}
+	const ifRange = req.headers["if-range"];
+	const range = readRange(req.headers.range, typeof ifRange === "string" ? ifRange : undefined, info);
+	if (range.kind === "unsatisfiable") {
+		res.writeHead(416, { ...headers, "Content-Range": `bytes */${info.size}`, "Content-Length": 0 });
+		res.end();
+		return;
+	}
+	const partial = range.kind === "partial" ? { start: range.start, end: range.end } : undefined;
+	const length = partial ? partial.end - partial.start + 1 : info.size;
+	const status = partial ? 206 : 200;
+	const answer: Record<string, string | number> = { ...headers, "Content-Length": length };
+	if (partial) answer["Content-Range"] = `bytes ${partial.start}-${partial.end}/${info.size}`;
+	if (req.method === "HEAD" || length === 0) {
+		res.writeHead(status, answer);
+		res.end();
+		return;
+	}
+	const body = await ctx.call<Readable, { attachment: string; range?: { start: number; end: number } }>("attachments.fileStream", {
+		attachment,
+		...(partial ? { range: partial } : {})
+	});
+	res.writeHead(status, answer);
+	body.on("error", () => res.destroy());
+	body.pipe(res);
+}
+
+/** The ops route's alias; failures before the first byte go to `next` and answer with the Status body. */
+export function fileRouteAlias(this: GatewayLike, req: FileRequest, res: ServerResponse, next: (err?: unknown) => void): void {
+	serveFile(req, res).catch(next);
+}

@@ -1,0 +1,74 @@
+import type { RouteSpec } from "../route-spec.js";
+
+/**
+ * AttachmentService (contract 8) and the attachments of a memo (7.9), which the attachments
+ * service serves because it owns the records. The bytes (`/file/attachments/…`) are served
+ * outside `/api/v1` (file-route.ts).
+ */
+export const attachmentsRoutes: RouteSpec[] = [
+	{
+		operation: "ListAttachments",
+		method: "GET",
+		path: "/api/v1/attachments",
+		action: "attachments.listAttachments",
+		access: "signed-in",
+		summary: "The caller's attachments, filtered, ordered and paginated."
+	},
+	{
+		operation: "CreateAttachment",
+		method: "POST",
+		path: "/api/v1/attachments",
+		action: "attachments.createAttachment",
+		access: "signed-in",
+		body: "attachment",
+		bytesField: "attachment.content",
+		summary: "Creates an attachment from base64 content or an external link."
+	},
+	{
+		operation: "BatchDeleteAttachments",
+		method: "POST",
+		path: "/api/v1/attachments:batchDelete",
+		action: "attachments.batchDeleteAttachments",
+		access: "signed-in",
+		body: "*",
+		empty: true,
+		summary: "Deletes 1 to 100 attachments, all or nothing."
+	},
+	{
+		operation: "UploadAttachment",
+		method: "POST",
+		path: "/api/v1/attachments:upload",
+		action: "attachments.upload",
+		access: "signed-in",
+		body: "*",
+		bytesField: "content",
+		summary: "Chunked upload: opens a session with spec, continues it with uploadId, offset and content."
+	},
+	{
+		operation: "GetAttachment",
+		method: "GET",
+		path: "/api/v1/attachments/{attachment}",
+		action: "attachments.getAttachment",
+		access: "public-instance",
+		summary: "One attachment's metadata, if the caller can read it."
+	},
+	{
+		operation: "UpdateAttachment",
+		method: "PATCH",
+		path: "/api/v1/attachments/{attachment}",
+		action: "attachments.updateAttachment",
+		access: "signed-in",
+		// Not `attachment`: the path parameter of that name would replace it (path parameters win).
+		body: "patch",
+		summary: "Renames an attachment (updateMask filename)."
+	},
+	{
+		operation: "DeleteAttachment",
+		method: "DELETE",
+		path: "/api/v1/attachments/{attachment}",
+		action: "attachments.deleteAttachment",
+		access: "signed-in",
+		empty: true,
+		summary: "Deletes an attachment and its bytes."
+	}
+];
