@@ -3,6 +3,18 @@
  * they are computed so that no literal loses precision.
  */
 
+/** Whole Unix seconds: `now` (request time, truncated) or a fixed second, plus an offset. */
+export interface TimeValue {
+	base: "now" | bigint;
+	offset: bigint;
+}
+
+/** The seconds a time value stands for at request time `nowMs` (epoch milliseconds). */
+export function resolveSeconds(value: TimeValue, nowMs: number): bigint {
+	const base = value.base === "now" ? BigInt(Math.floor(nowMs / 1000)) : value.base;
+	return base + value.offset;
+}
+
 const NANOS_PER_SECOND = 1_000_000_000n;
 const UNIT_NANOS: Record<string, bigint> = {
 	h: 3_600_000_000_000n,

@@ -1,5 +1,6 @@
 import type { Comparison } from "../../../shared/cel/query-parts.js";
 import type { TextFunction } from "../../../shared/cel/text-match.js";
+import type { TimeValue } from "../../../shared/cel/time-values.js";
 
 /**
  * A checked memo filter (contract 6.2), independent of the request: names of users and `now`
@@ -34,8 +35,4 @@ export type { Comparison } from "../../../shared/cel/query-parts.js";
 export type FlagField = "pinned" | "has_task_list" | "has_link" | "has_code" | "has_incomplete_tasks" | "has_location";
 export type TimeField = "created_ts" | "updated_ts";
 
-/** Whole Unix seconds: `now` (request time, truncated) or a fixed second, plus an offset. */
-export interface TimeValue {
-	base: "now" | bigint;
-	offset: bigint;
-}
+export type { TimeValue } from "../../../shared/cel/time-values.js";

@@ -1,7 +1,8 @@
 import type { Filter } from "../../../shared/store/document-store.js";
-import type { Comparison, FlagField, MemoCondition, TagCondition, TimeField, TimeValue } from "./memo-condition.js";
+import type { Comparison, FlagField, MemoCondition, TagCondition, TimeField } from "./memo-condition.js";
 import { NEGATED, all, any, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
 import { END, exactPattern, storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
+import { resolveSeconds } from "../../../shared/cel/time-values.js";
 
 export interface CompileEnv {
 	/** The request time in epoch milliseconds, fixed once per request. */
@@ -60,7 +61,7 @@ function compile(condition: MemoCondition, positive: boolean, env: CompileEnv): 
 			return { creatorId: { [positive ? "$in" : "$nin"]: ids } };
 		}
 		case "time":
-			return timeQuery(TIME_PATHS[condition.field], positive ? condition.op : NEGATED[condition.op], resolveSeconds(condition.value, env));
+			return timeQuery(TIME_PATHS[condition.field], positive ? condition.op : NEGATED[condition.op], resolveSeconds(condition.value, env.now));
 		case "space":
 			return { spaceId: positive ? condition.spaceId : { $ne: condition.spaceId } };
 		case "tagIn":
@@ -70,11 +71,6 @@ function compile(condition: MemoCondition, positive: boolean, env: CompileEnv): 
 		case "tagCount":
 			return tagCount(positive ? condition.op : NEGATED[condition.op], condition.value);
 	}
-}
-
-function resolveSeconds(value: TimeValue, env: CompileEnv): bigint {
-	const base = value.base === "now" ? BigInt(Math.floor(env.now / 1000)) : value.base;
-	return base + value.offset;
 }
 
 /**
