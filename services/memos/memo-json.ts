@@ -7,12 +7,14 @@ export interface MemoJsonOptions {
 	creator: string;
 	/** Soft-deleted memos carry `deleteTime` only in a ListMemos with showDeleted (contract 4.1). */
 	withDeleteTime?: boolean;
+	/** The memo's attachments in display order, from the attachments service. */
+	attachments?: Record<string, unknown>[];
 }
 
 /**
  * The Memo message (contract 4.1) with the default-emission rules of 1.3: repeated fields
  * always present, `space` null when unset, `location` and `parent` omitted when unset.
- * Attachments, relations and reactions are not stored yet and are always empty.
+ * Relations and reactions are not stored yet and are always empty.
  */
 export function toMemoJson(doc: MemoDoc, options: MemoJsonOptions): Record<string, unknown> {
 	const json: Record<string, unknown> = {
@@ -25,7 +27,7 @@ export function toMemoJson(doc: MemoDoc, options: MemoJsonOptions): Record<strin
 		visibility: doc.visibility,
 		tags: [...doc.tags],
 		pinned: doc.pinned,
-		attachments: [],
+		attachments: options.attachments ?? [],
 		relations: [],
 		reactions: [],
 		property: { ...doc.property }

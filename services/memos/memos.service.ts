@@ -55,6 +55,8 @@ interface MemosMethods extends InstanceSettingsMethods {
 	contentLengthLimit(): Promise<number>;
 	/** `users/{username}` per user id, in one `auth.lookupUsers` call. */
 	creatorNames(ctx: Context, creatorIds: Iterable<string>): Promise<Map<string, string>>;
+	/** The attachments of these memos in display order, in one `attachments.forMemos` call. */
+	attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>>;
 	purgeExpiredMemos(now: number): Promise<number>;
 }
 
@@ -90,6 +92,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			visibility: "public",
 			handler(ctx: MemoCtx<{ memoIds?: string[] }>) {
 				return memoAccessInfo(this.memoCollection(), ctx.params.memoIds ?? [], ctx);
+			}
+		},
+
+		/** For the attachments service: SetMemoAttachments sets the memo's updateTime (contract 7.9). */
+		touch: {
+			visibility: "public",
+			async handler(ctx: MemoCtx<{ memoId: string; time: number }>): Promise<void> {
+				await this.memoCollection().update({ _id: ctx.params.memoId, deleteTime: null }, { $set: { updateTime: ctx.params.time } });
 			}
 		},
 
@@ -131,9 +141,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const nextPageToken =
 					found.length > query.pageSize && last !== undefined ? encodePageToken(LIST_MEMOS, bound, positionOf(last, sort)) : "";
 				const names = await this.creatorNames(ctx, page.map(memo => memo.creatorId));
+				const attachments = await this.attachmentsOf(ctx, page.map(memo => memo._id));
 				return {
 					memos: page.map(memo =>
-						toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "", withDeleteTime: query.showDeleted })
+						toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "", withDeleteTime: query.showDeleted, attachments: attachments[memo._id] })
 					),
 					nextPageToken
 				};
@@ -183,7 +194,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const memo = await this.memoCollection().findOne({ _id: id });
 				assertReadable(memo, id, ctx.meta.user ?? null);
 				const names = await this.creatorNames(ctx, [memo.creatorId]);
-				return toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "" });
+				const attachments = await this.attachmentsOf(ctx, [memo._id]);
+				return toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "", attachments: attachments[memo._id] });
 			}
 		},
 
@@ -203,7 +215,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				// Deleted between the read and the write.
 				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
 				const names = await this.creatorNames(ctx, [updated.creatorId]);
-				return toMemoJson(updated, { creator: names.get(updated.creatorId) ?? "" });
+				const attachments = await this.attachmentsOf(ctx, [updated._id]);
+				return toMemoJson(updated, { creator: names.get(updated.creatorId) ?? "", attachments: attachments[updated._id] });
 			}
 		},
 
@@ -218,11 +231,13 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				assertCanDelete(memo, id, caller, force);
 				if (force) {
 					await memos.remove({ _id: id });
+					await ctx.call("attachments.deleteForMemos", { memoIds: [id] });
 					return;
 				}
 				const now = ctx.meta.requestTime ?? Date.now();
 				const changed = await memos.update({ _id: id, deleteTime: null }, { $set: { deleteTime: now } });
 				if (changed === 0) throw notFound(`memo "memos/${id}" not found`);
+				await ctx.call("attachments.setMemosDeleted", { memoIds: [id], deleted: true });
 			}
 		}
 	},
@@ -258,9 +273,19 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			return names;
 		},
 
-		/** Erases memos soft-deleted more than the retention period before `now`. */
+		async attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>> {
+			if (memoIds.length === 0) return {};
+			return ctx.call<Record<string, Record<string, unknown>[]>, { memoIds: string[] }>("attachments.forMemos", { memoIds });
+		},
+
+		/** Erases memos soft-deleted more than the retention period before `now`, with their attachments. */
 		async purgeExpiredMemos(now: number): Promise<number> {
-			return this.memoCollection().remove({ deleteTime: { $lt: now - DELETED_RETENTION_MS } }, { multi: true });
+			const expired = { deleteTime: { $lt: now - DELETED_RETENTION_MS } };
+			const ids = (await this.memoCollection().find(expired, { projection: { _id: 1 } })).map(memo => memo._id);
+			if (ids.length === 0) return 0;
+			const purged = await this.memoCollection().remove({ _id: { $in: ids } }, { multi: true });
+			await this.broker.call("attachments.deleteForMemos", { memoIds: ids });
+			return purged;
 		}
 	},
 

@@ -70,5 +70,23 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		empty: true,
 		summary: "Deletes an attachment and its bytes."
+	},
+	{
+		operation: "ListMemoAttachments",
+		method: "GET",
+		path: "/api/v1/memos/{memo}/attachments",
+		action: "attachments.listMemoAttachments",
+		access: "public-instance",
+		summary: "The attachments of a memo the caller can read, in display order."
+	},
+	{
+		operation: "SetMemoAttachments",
+		method: "PATCH",
+		path: "/api/v1/memos/{memo}/attachments",
+		action: "attachments.setMemoAttachments",
+		access: "signed-in",
+		body: "*",
+		empty: true,
+		summary: "Replaces the attachments of a memo (order kept, duplicates collapsed, dropped ones unlinked)."
 	}
 ];
