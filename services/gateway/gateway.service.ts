@@ -16,6 +16,7 @@ import { clusterViewAlias } from "./cluster-view.js";
 import { fileRouteAlias } from "./file-route.js";
 import { instrumentHttp } from "./http-metrics.js";
 import { takeBytes } from "./bytes-field.js";
+import { answerClientErrors } from "./client-errors.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
 import { toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -215,6 +216,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
 		instrumentHttp(this.broker, this.server);
+		answerClientErrors(this.server);
 	}
 };
 
