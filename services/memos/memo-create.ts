@@ -30,9 +30,9 @@ export interface CreateMemoInput {
 }
 
 /**
- * Attachments and relations on create follow SetMemoAttachments and SetMemoRelations, which
- * come with their own issues; until then only the empty list (what clients send by default)
- * is accepted, so that nothing a client asks for is silently dropped.
+ * Attachments on create follow SetMemoAttachments, which comes with its own issue; until then
+ * only the empty list (what clients send by default) is accepted, so that nothing a client
+ * asks for is silently dropped. Relations are read by the service (relations.ts).
  */
 function refuseUnsupportedList(body: Record<string, unknown>, jsonName: string): void {
 	const value = fieldOf(body, jsonName);
@@ -55,7 +55,6 @@ export function parseCreateMemo(params: CreateMemoParams, contentLimit: number):
 	const spaceId = readSpace(fieldOf(body, "space"));
 	if (visibility === "SPACE" && spaceId === null) throw invalidArgument("visibility SPACE requires a space");
 	refuseUnsupportedList(body, "attachments");
-	refuseUnsupportedList(body, "relations");
 	return {
 		id,
 		content,

@@ -9,12 +9,16 @@ export interface MemoJsonOptions {
 	withDeleteTime?: boolean;
 	/** The memo's attachments in display order, from the attachments service. */
 	attachments?: Record<string, unknown>[];
+	/** MemoRelation and Reaction messages, oldest first (relations-store.ts, reactions.ts). */
+	relations?: Record<string, unknown>[];
+	reactions?: Record<string, unknown>[];
+	/** GetSharedMemo leaves `parent` out (contract 7.11). */
+	omitParent?: boolean;
 }
 
 /**
  * The Memo message (contract 4.1) with the default-emission rules of 1.3: repeated fields
  * always present, `space` null when unset, `location` and `parent` omitted when unset.
- * Relations and reactions are not stored yet and are always empty.
  */
 export function toMemoJson(doc: MemoDoc, options: MemoJsonOptions): Record<string, unknown> {
 	const json: Record<string, unknown> = {
@@ -28,11 +32,11 @@ export function toMemoJson(doc: MemoDoc, options: MemoJsonOptions): Record<strin
 		tags: [...doc.tags],
 		pinned: doc.pinned,
 		attachments: options.attachments ?? [],
-		relations: [],
-		reactions: [],
+		relations: options.relations ?? [],
+		reactions: options.reactions ?? [],
 		property: { ...doc.property }
 	};
-	if (doc.parentId !== null && doc.parentId !== undefined) json.parent = formatName("memo", doc.parentId);
+	if (doc.parentId !== null && doc.parentId !== undefined && options.omitParent !== true) json.parent = formatName("memo", doc.parentId);
 	json.snippet = doc.snippet;
 	if (doc.location !== null && doc.location !== undefined) json.location = { ...doc.location };
 	json.space = doc.spaceId === null || doc.spaceId === undefined ? null : formatName("space", doc.spaceId);

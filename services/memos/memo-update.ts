@@ -30,7 +30,7 @@ export const UPDATE_MEMO_PATHS = [
 ] as const;
 
 /** Paths whose operations (SetMemoAttachments, SetMemoRelations) arrive with later issues. */
-const NOT_YET_SUPPORTED = new Set(["attachments", "relations"]);
+const NOT_YET_SUPPORTED = new Set(["attachments"]);
 
 export interface UpdateMemoParams {
 	updateMask?: unknown;
@@ -46,6 +46,8 @@ export interface MemoChanges {
 	createTime?: number;
 	location?: MemoLocation | null;
 	spaceId?: string | null;
+	/** The body's `relations`, unparsed: they are read against the memo's id (relations.ts, parseReferences). */
+	relations?: unknown;
 	/** Always set: the given time when `update_time` is masked, else now (contract 7.5). */
 	updateTime: number;
 }
@@ -85,6 +87,9 @@ export function parseUpdateMemo(params: UpdateMemoParams, contentLimit: number, 
 				break;
 			case "space":
 				changes.spaceId = readSpace(fieldOf(body, "space"));
+				break;
+			case "relations":
+				changes.relations = fieldOf(body, "relations") ?? [];
 				break;
 		}
 	}

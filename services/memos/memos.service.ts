@@ -1,4 +1,4 @@
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { alreadyExists, notFound, unauthenticated } from "../../shared/errors.js";
 import { formatName } from "../../shared/names.js";
@@ -17,10 +17,16 @@ import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.
 import { memoAccessInfo } from "./memo-access-info.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
-import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
-import { toMemoJson } from "./memo-json.js";
+import { MIN_CONTENT_LENGTH_LIMIT, memoBody } from "./memo-fields.js";
 import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
+import { commentActions } from "./comments.js";
+import { deleteUserDataAction } from "./delete-user-data.js";
+import { memoResponses, type MemoResponseOptions } from "./memo-responses.js";
+import { reactionActions } from "./reactions.js";
+import { assertRelatable, detachMemos, parseReferences, relationActions, relationCollection, replaceReferences } from "./relations.js";
+import { ensureMemoExtrasIndexes, purgeMemoExtras } from "./memo-extras.js";
+import { shareActions } from "./shares.js";
 
 /** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
 export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -42,12 +48,12 @@ const SORT_KEY_TYPES = {
 
 const LIST_MEMOS = "ListMemos";
 
-interface MemosSettings extends ServiceSettingSchema {
+export interface MemosSettings extends ServiceSettingSchema {
 	/** How often soft-deleted memos past their retention are looked for. */
 	purgeIntervalMs: number;
 }
 
-interface MemosMethods extends InstanceSettingsMethods {
+export interface MemosMethods extends InstanceSettingsMethods {
 	memoCollection(): Collection<MemoDoc>;
 	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
 	clockNow(): number;
@@ -58,13 +64,21 @@ interface MemosMethods extends InstanceSettingsMethods {
 	/** The attachments of these memos in display order, in one `attachments.forMemos` call. */
 	attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>>;
 	purgeExpiredMemos(now: number): Promise<number>;
+	/** Memo JSON for a response: creators, attachments, relations and reactions in a fixed number of calls (memo-responses.ts). */
+	memoResponses(ctx: Context<unknown, RequestMeta>, docs: MemoDoc[], options?: MemoResponseOptions): Promise<Record<string, unknown>[]>;
+	/** CreateMemo, and CreateMemoComment with `parentId` (contract 7.3, 7.7). */
+	insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>>;
 }
 
-interface MemosVars {
+export interface MemosVars {
 	purgeTimer?: NodeJS.Timeout;
 }
 
 type MemoCtx<P> = Context<P, RequestMeta>;
+
+export type MemosThis = Service<MemosSettings> & MemosVars & MemosMethods;
+/** Action objects kept in their own modules (comments.ts, relations.ts, …) and spread into `actions`. */
+export type MemosActions = NonNullable<ServiceSchema<MemosSettings, MemosMethods, MemosVars>["actions"]>;
 
 function signedIn(ctx: MemoCtx<unknown>): Caller {
 	const caller = ctx.meta.user;
@@ -87,6 +101,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	actions: {
+		...commentActions,
+		...relationActions,
+		...reactionActions,
+		...shareActions,
+		...deleteUserDataAction,
+
 		/** For the attachments service: creators, spaces and the caller's read right of memos (memo-access-info.ts). */
 		accessInfo: {
 			visibility: "public",
@@ -140,50 +160,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const last = page.at(-1);
 				const nextPageToken =
 					found.length > query.pageSize && last !== undefined ? encodePageToken(LIST_MEMOS, bound, positionOf(last, sort)) : "";
-				const names = await this.creatorNames(ctx, page.map(memo => memo.creatorId));
-				const attachments = await this.attachmentsOf(ctx, page.map(memo => memo._id));
-				return {
-					memos: page.map(memo =>
-						toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "", withDeleteTime: query.showDeleted, attachments: attachments[memo._id] })
-					),
-					nextPageToken
-				};
+				return { memos: await this.memoResponses(ctx, page, { withDeleteTime: query.showDeleted }), nextPageToken };
 			}
 		},
 
 		/** CreateMemo (contract 7.3). */
 		createMemo: {
 			async handler(ctx: MemoCtx<CreateMemoParams>) {
-				const caller = signedIn(ctx);
-				const input = parseCreateMemo(ctx.params, await this.contentLengthLimit());
-				// Placing a memo in a space needs a membership, and no space exists before the spaces service.
-				if (input.spaceId !== null) throw notFound(`space "spaces/${input.spaceId}" not found`);
-				const now = ctx.meta.requestTime ?? Date.now();
-				const memo: MemoDoc = {
-					_id: input.id,
-					seq: await this.nextSeq(),
-					creatorId: caller.id,
-					content: input.content,
-					visibility: input.visibility,
-					state: "NORMAL",
-					pinned: input.pinned,
-					createTime: input.createTime ?? now,
-					updateTime: input.updateTime ?? now,
-					...deriveContent(input.content),
-					location: input.location,
-					spaceId: null,
-					parentId: null,
-					deleteTime: null
-				};
-				try {
-					await this.memoCollection().insert(memo);
-				} catch (err) {
-					// Soft-deleted memos keep their document, so their ids stay taken until purged.
-					if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
-					throw err;
-				}
-				const names = await this.creatorNames(ctx, [caller.id]);
-				return toMemoJson(memo, { creator: names.get(caller.id) ?? formatName("user", caller.username) });
+				return this.insertMemo(ctx, ctx.params, null);
 			}
 		},
 
@@ -193,9 +177,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const id = pathId(ctx.params.memo);
 				const memo = await this.memoCollection().findOne({ _id: id });
 				assertReadable(memo, id, ctx.meta.user ?? null);
-				const names = await this.creatorNames(ctx, [memo.creatorId]);
-				const attachments = await this.attachmentsOf(ctx, [memo._id]);
-				return toMemoJson(memo, { creator: names.get(memo.creatorId) ?? "", attachments: attachments[memo._id] });
+				const [json] = await this.memoResponses(ctx, [memo]);
+				return json;
 			}
 		},
 
@@ -206,17 +189,19 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const id = pathId(ctx.params.memo);
 				const now = ctx.meta.requestTime ?? Date.now();
 				const changes = parseUpdateMemo(ctx.params, await this.contentLengthLimit(), now);
+				const relatedIds = changes.relations === undefined ? undefined : parseReferences(changes.relations, id);
 				const memo = await this.memoCollection().findOne({ _id: id });
 				assertCanUpdate(memo, id, caller);
+				if (relatedIds !== undefined) await assertRelatable(this.memoCollection(), relatedIds, caller);
 				if (changes.spaceId !== undefined && changes.spaceId !== null) {
 					throw notFound(`space "spaces/${changes.spaceId}" not found`);
 				}
 				const updated = await this.memoCollection().findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
 				// Deleted between the read and the write.
 				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
-				const names = await this.creatorNames(ctx, [updated.creatorId]);
-				const attachments = await this.attachmentsOf(ctx, [updated._id]);
-				return toMemoJson(updated, { creator: names.get(updated.creatorId) ?? "", attachments: attachments[updated._id] });
+				if (relatedIds !== undefined) await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
+				const [json] = await this.memoResponses(ctx, [updated]);
+				return json;
 			}
 		},
 
@@ -229,8 +214,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const memos = this.memoCollection();
 				const memo = await memos.findOne({ _id: id });
 				assertCanDelete(memo, id, caller, force);
+				await detachMemos(this.broker, [id]);
 				if (force) {
 					await memos.remove({ _id: id });
+					await purgeMemoExtras(this.broker, [id]);
 					await ctx.call("attachments.deleteForMemos", { memoIds: [id] });
 					return;
 				}
@@ -259,6 +246,46 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			return doc.value;
 		},
 
+		async insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>> {
+			const caller = signedIn(ctx);
+			const input = parseCreateMemo(params, await this.contentLengthLimit());
+			const relatedIds = parseReferences(memoBody(params.memo, "memo").relations, input.id);
+			await assertRelatable(this.memoCollection(), relatedIds, caller);
+			// Placing a memo in a space needs a membership, and no space exists before the spaces service.
+			if (input.spaceId !== null) throw notFound(`space "spaces/${input.spaceId}" not found`);
+			const now = ctx.meta.requestTime ?? Date.now();
+			const memo: MemoDoc = {
+				_id: input.id,
+				seq: await this.nextSeq(),
+				creatorId: caller.id,
+				content: input.content,
+				visibility: input.visibility,
+				state: "NORMAL",
+				pinned: input.pinned,
+				createTime: input.createTime ?? now,
+				updateTime: input.updateTime ?? now,
+				...deriveContent(input.content),
+				location: input.location,
+				spaceId: null,
+				parentId,
+				deleteTime: null
+			};
+			try {
+				await this.memoCollection().insert(memo);
+			} catch (err) {
+				// Soft-deleted memos keep their document, so their ids stay taken until purged.
+				if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
+				throw err;
+			}
+			await replaceReferences(relationCollection(this.broker), memo._id, relatedIds, now);
+			const [json] = await this.memoResponses(ctx, [memo]);
+			return json;
+		},
+
+		memoResponses(ctx: Context<unknown, RequestMeta>, docs: MemoDoc[], options: MemoResponseOptions = {}): Promise<Record<string, unknown>[]> {
+			return memoResponses(this, ctx, docs, options);
+		},
+
 		async contentLengthLimit(): Promise<number> {
 			const limit = (await this.instanceSetting("MEMO_RELATED")).contentLengthLimit;
 			return typeof limit === "number" ? limit : MIN_CONTENT_LENGTH_LIMIT;
@@ -284,6 +311,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			const ids = (await this.memoCollection().find(expired, { projection: { _id: 1 } })).map(memo => memo._id);
 			if (ids.length === 0) return 0;
 			const purged = await this.memoCollection().remove({ _id: { $in: ids } }, { multi: true });
+			await purgeMemoExtras(this.broker, ids);
 			await this.broker.call("attachments.deleteForMemos", { memoIds: ids });
 			return purged;
 		}
@@ -297,6 +325,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			await memos.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, [owner]: 1, pinned: -1, createTime: -1, seq: -1 } });
 		}
 		await memos.ensureIndex({ fields: { deleteTime: 1 } });
+		await ensureMemoExtrasIndexes(this.broker);
 		await this.purgeExpiredMemos(this.clockNow());
 		this.purgeTimer = setInterval(() => {
 			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn("purging deleted memos failed", err));

@@ -147,8 +147,7 @@ describe("CreateMemo (contract 7.3)", () => {
 		["pinned as a string", { pinned: "yes" }],
 		["latitude out of range", { location: { latitude: 90.5 } }],
 		["a bad time", { createTime: "yesterday" }],
-		["attachments (not supported before SetMemoAttachments)", { attachments: [{ name: "attachments/a" }] }],
-		["relations (not supported before SetMemoRelations)", { relations: [{ relatedMemo: { name: "memos/x" } }] }]
+		["attachments (not supported before SetMemoAttachments)", { attachments: [{ name: "attachments/a" }] }]
 	])("%s: 400 code 3", async (_what, body) => {
 		expectError(await api.create(alice(), body), 400, 3);
 	});
@@ -301,7 +300,6 @@ describe("UpdateMemo (contract 7.5)", () => {
 		["a nested path", "location.latitude"],
 		["*", "*"],
 		["attachments (not supported before SetMemoAttachments)", "attachments"],
-		["relations (not supported before SetMemoRelations)", "relations"],
 		["create_time without a value", "create_time"]
 	])("%s: 400 code 3", async (_what, mask) => {
 		const memo = await created({ content: "x" });

@@ -48,5 +48,101 @@ export const memosRoutes: RouteSpec[] = [
 		access: "signed-in",
 		empty: true,
 		summary: "Soft-deletes a memo, or purges it with force."
+	},
+	{
+		operation: "ListMemoComments",
+		method: "GET",
+		path: "/api/v1/memos/{memo}/comments",
+		action: "memos.listMemoComments",
+		access: "public-instance",
+		summary: "The comments of a memo the caller can read, ordered by orderBy."
+	},
+	{
+		operation: "CreateMemoComment",
+		method: "POST",
+		path: "/api/v1/memos/{memo}/comments",
+		action: "memos.createMemoComment",
+		access: "signed-in",
+		body: "comment",
+		summary: "Creates a comment: an independent memo with a COMMENT relation to the memo."
+	},
+	{
+		operation: "ListMemoReactions",
+		method: "GET",
+		path: "/api/v1/memos/{memo}/reactions",
+		action: "memos.listMemoReactions",
+		access: "signed-in",
+		summary: "The reactions of a memo, oldest first."
+	},
+	{
+		operation: "UpsertMemoReaction",
+		method: "POST",
+		path: "/api/v1/memos/{memo}/reactions",
+		action: "memos.upsertMemoReaction",
+		access: "signed-in",
+		body: "*",
+		summary: "Sets the caller's reaction to a memo (one per user and memo)."
+	},
+	{
+		operation: "DeleteMemoReaction",
+		method: "DELETE",
+		path: "/api/v1/memos/{memo}/reactions/{reaction}",
+		action: "memos.deleteMemoReaction",
+		access: "signed-in",
+		empty: true,
+		summary: "Removes a reaction; its creator or an admin."
+	},
+	{
+		operation: "ListMemoRelations",
+		method: "GET",
+		path: "/api/v1/memos/{memo}/relations",
+		action: "memos.listMemoRelations",
+		access: "signed-in",
+		summary: "Relations of a memo in both directions, where the other memo is readable."
+	},
+	{
+		operation: "SetMemoRelations",
+		method: "PATCH",
+		path: "/api/v1/memos/{memo}/relations",
+		action: "memos.setMemoRelations",
+		access: "signed-in",
+		body: "*",
+		empty: true,
+		summary: "Replaces the memo's outgoing REFERENCE relations."
+	},
+	{
+		operation: "ListMemoShares",
+		method: "GET",
+		path: "/api/v1/memos/{memo}/shares",
+		action: "memos.listMemoShares",
+		access: "signed-in",
+		summary: "Every share link of a memo, newest first."
+	},
+	{
+		operation: "CreateMemoShare",
+		method: "POST",
+		path: "/api/v1/memos/{memo}/shares",
+		action: "memos.createMemoShare",
+		access: "signed-in",
+		body: "memoShare",
+		summary: "Creates a share link, optionally expiring."
+	},
+	{
+		operation: "DeleteMemoShare",
+		method: "DELETE",
+		path: "/api/v1/memos/{memo}/shares/{share}",
+		action: "memos.deleteMemoShare",
+		access: "signed-in",
+		empty: true,
+		summary: "Revokes a share link."
+	},
+	{
+		operation: "GetSharedMemo",
+		method: "GET",
+		path: "/api/v1/shares/{shareToken}/memo",
+		action: "memos.getSharedMemo",
+		access: "anyone",
+		ignoresAccessToken: true,
+		summary: "The memo a live share token grants, without authentication."
 	}
 ];

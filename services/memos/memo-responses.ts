@@ -1,0 +1,50 @@
+import type { Context } from "moleculer";
+import type { RequestMeta } from "../../shared/caller.js";
+import { formatName } from "../../shared/names.js";
+import type { MemoDoc } from "./memo-doc.js";
+import { toMemoJson } from "./memo-json.js";
+import type { MemosThis } from "./memos.service.js";
+import { reactionCollection, reactionsFor, toReactionJson } from "./reactions.js";
+import { relationCollection } from "./relations.js";
+import { relationsFor } from "./relations-store.js";
+
+export interface MemoResponseOptions {
+	/** ListMemos with showDeleted (contract 4.1). */
+	withDeleteTime?: boolean;
+	/** GetSharedMemo: `parent` omitted, `relations` empty (contract 7.11). */
+	shared?: boolean;
+}
+
+/**
+ * Memo messages for `docs` with everything a response carries: the creators' and reactors'
+ * names (one `auth.lookupUsers` call), attachments (one `attachments.forMemos` call),
+ * relations and reactions (a fixed number of queries), whatever the number of memos.
+ */
+export async function memoResponses(
+	service: MemosThis,
+	ctx: Context<unknown, RequestMeta>,
+	docs: readonly MemoDoc[],
+	options: MemoResponseOptions
+): Promise<Record<string, unknown>[]> {
+	if (docs.length === 0) return [];
+	const ids = docs.map(doc => doc._id);
+	const caller = ctx.meta.user ?? null;
+	const [attachments, relations, reactions] = await Promise.all([
+		service.attachmentsOf(ctx, ids),
+		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(relationCollection(service.broker), service.memoCollection(), docs, caller),
+		reactionsFor(reactionCollection(service.broker), ids)
+	]);
+	const userIds = [...docs.map(doc => doc.creatorId), ...[...reactions.values()].flat().map(reaction => reaction.creatorId)];
+	const names = await service.creatorNames(ctx, userIds);
+	if (caller !== null && !names.has(caller.id)) names.set(caller.id, formatName("user", caller.username));
+	return docs.map(doc =>
+		toMemoJson(doc, {
+			creator: names.get(doc.creatorId) ?? "",
+			withDeleteTime: options.withDeleteTime,
+			attachments: attachments[doc._id],
+			relations: relations.get(doc._id),
+			reactions: (reactions.get(doc._id) ?? []).map(reaction => toReactionJson(reaction, names.get(reaction.creatorId) ?? "")),
+			omitParent: options.shared
+		})
+	);
+}

@@ -1,0 +1,178 @@
+import type { Context, ServiceBroker } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
+import { parseName } from "../../shared/names.js";
+import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
+import { parseEnum, parseInt32 } from "../../shared/proto-json.js";
+import { documentsOf } from "../../shared/runtime/resources.js";
+import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
+import { assertCanUpdate, assertReadable } from "./memo-access.js";
+import { MEMOS, type MemoDoc } from "./memo-doc.js";
+import type { MemosActions } from "./memos.service.js";
+import {
+	MEMO_RELATIONS,
+	readableBy,
+	referenceId,
+	relationItemsAfter,
+	toRelationJson,
+	type RelationDoc,
+	type RelationItem
+} from "./relations-store.js";
+
+const RELATION_TYPES = ["TYPE_UNSPECIFIED", "REFERENCE", "COMMENT"] as const;
+const LIST_MEMO_RELATIONS = "ListMemoRelations";
+
+export function relationCollection(broker: ServiceBroker): Collection<RelationDoc> {
+	return documentsOf(broker).collection<RelationDoc>(MEMO_RELATIONS);
+}
+
+/** Indexes for both directions in list order, and for a memo's comments in list order. */
+export async function ensureRelationIndexes(broker: ServiceBroker): Promise<void> {
+	const relations = relationCollection(broker);
+	await relations.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
+	await relations.ensureIndex({ fields: { relatedMemoId: 1, createTime: 1, _id: 1 } });
+	await documentsOf(broker).collection<MemoDoc>(MEMOS).ensureIndex({ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } });
+}
+
+function objectField(value: unknown, field: string): Record<string, unknown> | undefined {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be a JSON object`);
+	return value as Record<string, unknown>;
+}
+
+function memoNameOf(value: unknown, field: string): string | undefined {
+	const ref = objectField(value, field);
+	const name = ref?.name;
+	if (name === undefined || name === null || name === "") return undefined;
+	if (typeof name !== "string") throw invalidArgument(`${field}.name must be a string`);
+	return parseName("memo", name, `${field}.name`);
+}
+
+/**
+ * The related memo ids of a relations list (contract 7.8), in order, duplicates collapsed:
+ * only REFERENCE (or unspecified) relations, each naming its related memo, and a `memo`
+ * that, when given, is `selfId`. Relations to `selfId` itself are INVALID_ARGUMENT.
+ */
+export function parseReferences(value: unknown, selfId: string): string[] {
+	if (value === undefined || value === null) return [];
+	if (!Array.isArray(value)) throw invalidArgument("relations must be a list");
+	const ids: string[] = [];
+	for (const [i, raw] of value.entries()) {
+		const field = `relations[${i}]`;
+		const relation = objectField(raw, field) ?? {};
+		const type = relation.type === undefined || relation.type === null ? "TYPE_UNSPECIFIED" : parseEnum(relation.type, RELATION_TYPES, `${field}.type`);
+		if (type === "COMMENT") throw invalidArgument(`${field}: COMMENT relations are created by CreateMemoComment only`);
+		const memo = memoNameOf(relation.memo, `${field}.memo`);
+		if (memo !== undefined && memo !== selfId) throw invalidArgument(`${field}.memo must name the memo memos/${selfId}`);
+		const related = memoNameOf(relation.relatedMemo ?? relation.related_memo, `${field}.relatedMemo`);
+		if (related === undefined) throw invalidArgument(`${field}.relatedMemo.name is required`);
+		if (related === selfId) throw invalidArgument(`${field}: a memo cannot relate to itself`);
+		if (!ids.includes(related)) ids.push(related);
+	}
+	return ids;
+}
+
+/** Every related memo must exist, not be deleted, and be readable by the caller (else NOT_FOUND, contract 7.8). */
+export async function assertRelatable(memos: Collection<MemoDoc>, relatedIds: readonly string[], caller: Caller | null): Promise<void> {
+	if (relatedIds.length === 0) return;
+	const docs = new Map((await memos.find({ _id: { $in: [...relatedIds] } })).map(doc => [doc._id, doc]));
+	for (const id of relatedIds) {
+		if (!readableBy(docs.get(id), caller)) throw notFound(`related memo "memos/${id}" not found`);
+	}
+}
+
+/**
+ * Makes `relatedIds` the memo's outgoing REFERENCE set. Each relation is its own document
+ * with a deterministic id, so a repeated or concurrent call converges on the same set and
+ * relations kept keep their createTime.
+ */
+export async function replaceReferences(relations: Collection<RelationDoc>, memoId: string, relatedIds: readonly string[], now: number): Promise<void> {
+	await relations.remove({ memoId, relatedMemoId: { $nin: [...relatedIds] } }, { multi: true });
+	const existing = new Set((await relations.find({ memoId }, { projection: { relatedMemoId: 1 } })).map(doc => doc.relatedMemoId));
+	for (const relatedMemoId of relatedIds) {
+		if (existing.has(relatedMemoId)) continue;
+		try {
+			await relations.insert({ _id: referenceId(memoId, relatedMemoId), memoId, relatedMemoId, createTime: now });
+		} catch (err) {
+			if (!(err instanceof DuplicateKeyError)) throw err;
+		}
+	}
+}
+
+/**
+ * What deleting a memo does to relations (contract 7.6): every reference from or to it goes,
+ * and its comments lose their COMMENT relation, becoming ordinary memos (one multi update).
+ */
+export async function detachMemos(broker: ServiceBroker, memoIds: readonly string[]): Promise<void> {
+	if (memoIds.length === 0) return;
+	const ids = [...memoIds];
+	await relationCollection(broker).remove({ $or: [{ memoId: { $in: ids } }, { relatedMemoId: { $in: ids } }] }, { multi: true });
+	await documentsOf(broker).collection<MemoDoc>(MEMOS).update({ parentId: { $in: ids } }, { $set: { parentId: null } }, { multi: true });
+}
+
+type RelationsCtx<P> = Context<P, RequestMeta>;
+
+function isPosition(value: unknown): value is { t: number; k: string } {
+	if (value === null || typeof value !== "object") return false;
+	const { t, k } = value as Record<string, unknown>;
+	return typeof t === "number" && Number.isFinite(t) && typeof k === "string" && Object.keys(value).length === 2;
+}
+
+export const relationActions: MemosActions = {
+	/** SetMemoRelations (contract 7.8). */
+	setMemoRelations: {
+		async handler(ctx: RelationsCtx<{ memo?: unknown; relations?: unknown }>): Promise<void> {
+			const caller = ctx.meta.user;
+			if (!caller) throw unauthenticated();
+			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const relatedIds = parseReferences(ctx.params.relations, id);
+			const memos = this.memoCollection();
+			assertCanUpdate(await memos.findOne({ _id: id }), id, caller);
+			await assertRelatable(memos, relatedIds, caller);
+			const now = ctx.meta.requestTime ?? Date.now();
+			await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
+			await memos.update({ _id: id, deleteTime: null }, { $set: { updateTime: now } });
+		}
+	},
+
+	/**
+	 * ListMemoRelations (contract 7.8): both directions, oldest first, skipping relations whose
+	 * other memo the caller cannot read. Each round is one query per source and one batched
+	 * read of the other memos; rounds repeat only while unreadable relations leave the page short.
+	 */
+	listMemoRelations: {
+		async handler(ctx: RelationsCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
+			const caller = ctx.meta.user ?? null;
+			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const rawSize = ctx.params.pageSize;
+			const pageSize = normalizePageSize(rawSize === undefined || rawSize === "" ? undefined : parseInt32(rawSize, "pageSize"));
+			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
+			const memos = this.memoCollection();
+			const memo = await memos.findOne({ _id: id });
+			assertReadable(memo, id, caller);
+			const bound = { memo: id, caller: caller?.id ?? null };
+			let after = decodePageToken(ctx.params.pageToken, LIST_MEMO_RELATIONS, bound, isPosition);
+
+			const relations = relationCollection(this.broker);
+			const docs = new Map<string, MemoDoc>([[memo._id, memo]]);
+			const kept: RelationItem[] = [];
+			for (;;) {
+				const batch = await relationItemsAfter(relations, memos, memo, after, pageSize + 1);
+				const others = [...new Set(batch.map(item => (item.memoId === id ? item.relatedMemoId : item.memoId)))].filter(other => !docs.has(other));
+				if (others.length > 0) for (const doc of await memos.find({ _id: { $in: others } })) docs.set(doc._id, doc);
+				for (const item of batch) {
+					if (readableBy(docs.get(item.memoId === id ? item.relatedMemoId : item.memoId), caller)) kept.push(item);
+				}
+				const last = batch.at(-1);
+				if (kept.length > pageSize || batch.length <= pageSize || last === undefined) break;
+				after = { t: last.t, k: last.k };
+			}
+			const page = kept.slice(0, pageSize);
+			const end = page.at(-1);
+			return {
+				relations: page.map(item => toRelationJson(item, docs)),
+				nextPageToken: kept.length > pageSize && end !== undefined ? encodePageToken(LIST_MEMO_RELATIONS, bound, { t: end.t, k: end.k }) : ""
+			};
+		}
+	}
+};
