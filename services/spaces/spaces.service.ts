@@ -1,8 +1,429 @@
-import type { ServiceSchema } from "moleculer";
+import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { alreadyExists, failedPrecondition, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { parseUpdateMask } from "../../shared/field-mask.js";
+import { resolveId } from "../../shared/ids.js";
+import { formatName } from "../../shared/names.js";
+import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
+import { parseBool, parseInt32 } from "../../shared/proto-json.js";
+import { documentsOf } from "../../shared/runtime/resources.js";
+import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store/document-store.js";
+import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
+import type { UserRef } from "../auth/auth.service.js";
+import { changeRole, removeMember, type GuardCollections } from "./admin-guard.js";
+import { assertSpaceAccess, spaceNotFound } from "./space-access.js";
+import { memberId, SPACE_MEMBERS, SPACE_SEQUENCES, SPACES, type MemberDoc, type SpaceDoc, type SpaceRole } from "./space-doc.js";
+import {
+	SPACE_MEMBER_ADDED,
+	SPACE_MEMBER_REMOVED,
+	SPACE_MEMBER_UPDATED,
+	type Membership,
+	type SpaceMemberEvent
+} from "./space-events.js";
+import {
+	bodyOf,
+	fieldOf,
+	joinableUser,
+	optionalString,
+	readDescription,
+	readDisplayName,
+	readRole,
+	readUserName
+} from "./space-input.js";
+import { toMemberJson, toSpaceJson } from "./space-json.js";
 
-/** Owns its part of the contract; its operations are added to this schema as they are built. */
-const SpacesService: ServiceSchema = {
-	name: "spaces"
+const LIST_SPACES = "ListSpaces";
+const LIST_SPACE_MEMBERS = "ListSpaceMembers";
+
+/** ListSpaces: the caller's memberships in the order of their spaces, newest first. */
+const SPACES_SORT = { spaceCreateTime: -1, spaceSeq: -1 } as const;
+/** ListSpaceMembers: join order. */
+const MEMBERS_SORT = { seq: 1 } as const;
+const SORT_KEY_TYPES = { spaceCreateTime: "number", spaceSeq: "number", seq: "number" } as const;
+
+interface SequenceDoc extends Doc {
+	value: number;
+}
+
+interface SpacesMethods {
+	spaceCollection(): Collection<SpaceDoc>;
+	memberCollection(): Collection<MemberDoc>;
+	guard(): GuardCollections;
+	nextSeq(): Promise<number>;
+	/** The space and the caller's membership, checked by assertSpaceAccess. */
+	spaceFor(id: unknown, caller: Caller, need: "member" | "admin"): Promise<{ space: SpaceDoc; membership: MemberDoc | null }>;
+	/** Users by id, in one `auth.lookupUsers` call. */
+	usersById(ctx: Context, ids: Iterable<string>): Promise<Map<string, UserRef>>;
+	/** The membership of `{member}` (a username) in a space; NOT_FOUND when there is none. */
+	memberByUsername(ctx: Context, spaceId: string, username: unknown): Promise<{ member: MemberDoc; user: UserRef }>;
+	/** Removes the memberships, then the space; its memos are detached first (force semantics). */
+	eraseSpace(ctx: Context, spaceId: string): Promise<void>;
+	announce(event: string, payload: SpaceMemberEvent): Promise<void>;
+}
+
+type Ctx<P> = Context<P, RequestMeta>;
+
+function signedIn(ctx: Ctx<unknown>): Caller {
+	const caller = ctx.meta.user;
+	if (!caller) throw unauthenticated();
+	return caller;
+}
+
+/** Path ids are not validated (contract 1.5): whatever is not a stored id is NOT_FOUND. */
+function pathId(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
+function pageSizeOf(value: unknown): number {
+	return normalizePageSize(value === undefined || value === "" ? undefined : parseInt32(value, "pageSize"));
+}
+
+/** SpaceService (contract 9): spaces, memberships and roles; membership look-ups for other services. */
+const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
+	name: "spaces",
+
+	actions: {
+		/** GET /api/v1/spaces: the caller's spaces, newest first, each with the caller's membership. */
+		listSpaces: {
+			async handler(ctx: Ctx<{ pageSize?: unknown; pageToken?: unknown }>) {
+				const caller = signedIn(ctx);
+				const pageSize = pageSizeOf(ctx.params.pageSize);
+				const bound = { caller: caller.id };
+				const token = optionalString(ctx.params.pageToken, "pageToken");
+				const position = decodePageToken(token, LIST_SPACES, bound, positionGuard(SPACES_SORT, SORT_KEY_TYPES));
+				const mine = { userId: caller.id };
+				const query = position === null ? mine : { $and: [mine, afterPosition(SPACES_SORT, position)] };
+				const found = await this.memberCollection().find(query, { sort: SPACES_SORT, limit: pageSize + 1 });
+				const page = found.slice(0, pageSize);
+				const spaces = new Map((await this.spaceCollection().find({ _id: { $in: page.map(m => m.spaceId) } })).map(s => [s._id, s]));
+				const users = await this.usersById(ctx, [...spaces.values()].map(s => s.creatorId));
+				const last = page.at(-1);
+				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_SPACES, bound, positionOf(last, SPACES_SORT)) : "";
+				const listed = page.flatMap(membership => {
+					const space = spaces.get(membership.spaceId);
+					if (space === undefined) return [];
+					return [toSpaceJson(space, creatorName(users, space.creatorId), membership)];
+				});
+				return { spaces: listed, nextPageToken };
+			}
+		},
+
+		/** POST /api/v1/spaces: the caller becomes the first ADMIN. */
+		createSpace: {
+			async handler(ctx: Ctx<{ spaceId?: unknown; space?: unknown }>) {
+				const caller = signedIn(ctx);
+				const spaceIdParam = optionalString(ctx.params.spaceId, "spaceId");
+				const id = resolveId(spaceIdParam, "spaceId", "space");
+				const body = bodyOf(ctx.params.space, "space");
+				const displayName = readDisplayName(fieldOf(body, "displayName"));
+				const description = readDescription(fieldOf(body, "description"));
+				const now = ctx.meta.requestTime ?? Date.now();
+				const space: SpaceDoc = {
+					_id: id,
+					seq: await this.nextSeq(),
+					displayName,
+					description,
+					creatorId: caller.id,
+					createTime: now,
+					updateTime: now,
+					memberCount: 1,
+					adminCount: 1
+				};
+				try {
+					await this.spaceCollection().insert(space);
+				} catch (err) {
+					if (err instanceof DuplicateKeyError) throw alreadyExists(`space "spaces/${id}" already exists`);
+					throw err;
+				}
+				const membership: MemberDoc = {
+					_id: memberId(id, caller.id),
+					spaceId: id,
+					userId: caller.id,
+					role: "ADMIN",
+					joinTime: now,
+					seq: await this.nextSeq(),
+					spaceCreateTime: space.createTime,
+					spaceSeq: space.seq
+				};
+				try {
+					await this.memberCollection().insert(membership);
+				} catch (err) {
+					await this.spaceCollection().remove({ _id: id });
+					throw err;
+				}
+				await this.announce(SPACE_MEMBER_ADDED, { spaceId: id, userIds: [caller.id] });
+				return toSpaceJson(space, formatName("user", caller.username), membership);
+			}
+		},
+
+		/** GET /api/v1/spaces/{space}: members and instance ADMINs. */
+		getSpace: {
+			async handler(ctx: Ctx<{ space?: unknown }>) {
+				const caller = signedIn(ctx);
+				const { space, membership } = await this.spaceFor(ctx.params.space, caller, "member");
+				const users = await this.usersById(ctx, [space.creatorId]);
+				return toSpaceJson(space, creatorName(users, space.creatorId), membership);
+			}
+		},
+
+		/** PATCH /api/v1/spaces/{space}: `display_name`, `description`; space ADMINs. */
+		updateSpace: {
+			async handler(ctx: Ctx<{ space?: unknown; updateMask?: unknown; patch?: unknown }>) {
+				const caller = signedIn(ctx);
+				const { space, membership } = await this.spaceFor(ctx.params.space, caller, "admin");
+				const paths = parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["display_name", "description"], { required: true });
+				const body = bodyOf(ctx.params.patch, "space");
+				const set: Partial<SpaceDoc> = { updateTime: ctx.meta.requestTime ?? Date.now() };
+				if (paths.includes("display_name")) set.displayName = readDisplayName(fieldOf(body, "displayName"));
+				if (paths.includes("description")) set.description = readDescription(fieldOf(body, "description"));
+				const updated = await this.spaceCollection().findOneAndUpdate({ _id: space._id }, { $set: set });
+				if (updated === null) throw spaceNotFound(space._id);
+				const users = await this.usersById(ctx, [updated.creatorId]);
+				return toSpaceJson(updated, creatorName(users, updated.creatorId), membership);
+			}
+		},
+
+		/**
+		 * DELETE /api/v1/spaces/{space}: space ADMINs. Memos still placed in the space need
+		 * `force`, which detaches them (SPACE memos become PRIVATE) before the space goes.
+		 */
+		deleteSpace: {
+			async handler(ctx: Ctx<{ space?: unknown; force?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const force = ctx.params.force === undefined || ctx.params.force === "" ? false : parseBool(ctx.params.force, "force");
+				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
+				if (!force) {
+					const placed = await ctx.call<number, { spaceId: string }>("memos.spaceMemoCount", { spaceId: space._id });
+					if (placed > 0) throw failedPrecondition(`space "spaces/${space._id}" still holds ${placed} memos; delete with force to detach them`);
+				}
+				await this.eraseSpace(ctx, space._id);
+			}
+		},
+
+		/** GET /api/v1/spaces/{space}/members: join order. */
+		listSpaceMembers: {
+			async handler(ctx: Ctx<{ space?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
+				const caller = signedIn(ctx);
+				const { space } = await this.spaceFor(ctx.params.space, caller, "member");
+				const pageSize = pageSizeOf(ctx.params.pageSize);
+				const bound = { space: space._id };
+				const token = optionalString(ctx.params.pageToken, "pageToken");
+				const position = decodePageToken(token, LIST_SPACE_MEMBERS, bound, positionGuard(MEMBERS_SORT, SORT_KEY_TYPES));
+				const ofSpace = { spaceId: space._id };
+				const query = position === null ? ofSpace : { $and: [ofSpace, afterPosition(MEMBERS_SORT, position)] };
+				const found = await this.memberCollection().find(query, { sort: MEMBERS_SORT, limit: pageSize + 1 });
+				const page = found.slice(0, pageSize);
+				const users = await this.usersById(ctx, page.map(m => m.userId));
+				const last = page.at(-1);
+				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_SPACE_MEMBERS, bound, positionOf(last, MEMBERS_SORT)) : "";
+				const members = page.flatMap(m => {
+					const user = users.get(m.userId);
+					return user === undefined ? [] : [toMemberJson(m, user.username)];
+				});
+				return { members, nextPageToken };
+			}
+		},
+
+		/** POST /api/v1/spaces/{space}/members: `{"user": "users/bob", "role": "MEMBER"}`; space ADMINs. */
+		addSpaceMember: {
+			async handler(ctx: Ctx<{ space?: unknown; member?: unknown }>) {
+				const caller = signedIn(ctx);
+				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
+				const body = bodyOf(ctx.params.member, "member");
+				const username = readUserName(fieldOf(body, "user"), "member.user");
+				const role = readRole(fieldOf(body, "role"), "MEMBER");
+				const [found] = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: [username] });
+				const user = joinableUser(found, username);
+				const member: MemberDoc = {
+					_id: memberId(space._id, user.id),
+					spaceId: space._id,
+					userId: user.id,
+					role,
+					joinTime: ctx.meta.requestTime ?? Date.now(),
+					seq: await this.nextSeq(),
+					spaceCreateTime: space.createTime,
+					spaceSeq: space.seq
+				};
+				try {
+					await this.memberCollection().insert(member);
+				} catch (err) {
+					if (err instanceof DuplicateKeyError) throw alreadyExists(`user "users/${username}" is already a member of space "spaces/${space._id}"`);
+					throw err;
+				}
+				// Counted after the insert: adminCount may lag behind the memberships, never run ahead (admin-guard.ts).
+				await this.spaceCollection().update({ _id: space._id }, { $inc: role === "ADMIN" ? { memberCount: 1, adminCount: 1 } : { memberCount: 1 } });
+				await this.announce(SPACE_MEMBER_ADDED, { spaceId: space._id, userIds: [user.id] });
+				return toMemberJson(member, user.username);
+			}
+		},
+
+		/** PATCH /api/v1/spaces/{space}/members/{member}: `role`; space ADMINs; never the last ADMIN. */
+		updateSpaceMember: {
+			async handler(ctx: Ctx<{ space?: unknown; member?: unknown; updateMask?: unknown; patch?: unknown }>) {
+				const caller = signedIn(ctx);
+				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
+				parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["role"], { required: true });
+				const role: SpaceRole = readRole(fieldOf(bodyOf(ctx.params.patch, "member"), "role"));
+				const { member, user } = await this.memberByUsername(ctx, space._id, ctx.params.member);
+				const changed = await changeRole(this.guard(), member._id, role);
+				if (changed === null) throw notFound(`user "users/${user.username}" is not a member of space "spaces/${space._id}"`);
+				if (member.role !== changed.role) await this.announce(SPACE_MEMBER_UPDATED, { spaceId: space._id, userIds: [user.id] });
+				return toMemberJson(changed, user.username);
+			}
+		},
+
+		/** DELETE /api/v1/spaces/{space}/members/{member}: space ADMINs, or the member leaving; never the last ADMIN. */
+		removeSpaceMember: {
+			async handler(ctx: Ctx<{ space?: unknown; member?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const { space, membership } = await this.spaceFor(ctx.params.space, caller, "member");
+				const leaving = ctx.params.member === caller.username && membership !== null;
+				if (!leaving && membership?.role !== "ADMIN" && caller.role !== "ADMIN") {
+					throw permissionDenied(`only an ADMIN of space "spaces/${space._id}" may remove other members`);
+				}
+				const { member, user } = await this.memberByUsername(ctx, space._id, ctx.params.member);
+				const removed = await removeMember(this.guard(), member._id);
+				if (removed === null) throw notFound(`user "users/${user.username}" is not a member of space "spaces/${space._id}"`);
+				await this.announce(SPACE_MEMBER_REMOVED, { spaceId: space._id, userIds: [user.id] });
+			}
+		},
+
+		/** For other services (the memos service): the spaces a user belongs to and the user's role in each. */
+		membershipsOf: {
+			visibility: "public",
+			async handler(ctx: Context<{ userId?: string }>): Promise<Membership[]> {
+				const userId = ctx.params.userId;
+				if (typeof userId !== "string" || userId === "") return [];
+				const found = await this.memberCollection().find({ userId }, { projection: { spaceId: 1, role: 1 } });
+				return found.map(m => ({ spaceId: m.spaceId, role: m.role }));
+			}
+		},
+
+		/** For other services: whether a space exists and the roles of some users in it (moving memos, contract 7.5). */
+		spaceMembers: {
+			visibility: "public",
+			async handler(ctx: Context<{ spaceId?: string; userIds?: string[] }>): Promise<{ exists: boolean; roles: Record<string, SpaceRole> }> {
+				const spaceId = ctx.params.spaceId ?? "";
+				const exists = (await this.spaceCollection().count({ _id: spaceId })) > 0;
+				const roles: Record<string, SpaceRole> = {};
+				if (!exists) return { exists, roles };
+				const ids = (ctx.params.userIds ?? []).map(userId => memberId(spaceId, userId));
+				for (const m of await this.memberCollection().find({ _id: { $in: ids } })) roles[m.userId] = m.role;
+				return { exists, roles };
+			}
+		},
+
+		/**
+		 * For DeleteUser (contract 2.4): removes the user's memberships. Where the user is the
+		 * last ADMIN, the longest-standing other member becomes ADMIN; a space left without any
+		 * member is deleted as with `force`. Idempotent.
+		 */
+		deleteUserData: {
+			visibility: "public",
+			async handler(ctx: Context<{ userId?: string }>): Promise<void> {
+				const userId = ctx.params.userId ?? "";
+				for (const membership of await this.memberCollection().find({ userId })) {
+					if (membership.role === "ADMIN") {
+						const space = await this.spaceCollection().findOne({ _id: membership.spaceId });
+						if (space !== null && space.adminCount <= 1) {
+							const [successor] = await this.memberCollection().find({ spaceId: space._id, userId: { $ne: userId } }, { sort: MEMBERS_SORT, limit: 1 });
+							if (successor === undefined) {
+								await this.eraseSpace(ctx, space._id);
+								continue;
+							}
+							await changeRole(this.guard(), successor._id, "ADMIN");
+							await this.announce(SPACE_MEMBER_UPDATED, { spaceId: space._id, userIds: [successor.userId] });
+						}
+					}
+					if ((await removeMember(this.guard(), membership._id)) !== null) {
+						await this.announce(SPACE_MEMBER_REMOVED, { spaceId: membership.spaceId, userIds: [userId] });
+					}
+				}
+			}
+		},
+
+		/** The spaces counter of InstanceStats (contract 4.11), for the instance service. */
+		stats: {
+			visibility: "public",
+			async handler(): Promise<{ spaceCount: number }> {
+				return { spaceCount: await this.spaceCollection().count({}) };
+			}
+		}
+	},
+
+	methods: {
+		spaceCollection(): Collection<SpaceDoc> {
+			return documentsOf(this.broker).collection<SpaceDoc>(SPACES);
+		},
+
+		memberCollection(): Collection<MemberDoc> {
+			return documentsOf(this.broker).collection<MemberDoc>(SPACE_MEMBERS);
+		},
+
+		guard(): GuardCollections {
+			return { spaces: this.spaceCollection(), members: this.memberCollection() };
+		},
+
+		/** One counter for spaces and memberships: unique and increasing across replicas. */
+		async nextSeq(): Promise<number> {
+			const sequences = documentsOf(this.broker).collection<SequenceDoc>(SPACE_SEQUENCES);
+			const doc = await sequences.findOneAndUpdate({ _id: SPACES }, { $inc: { value: 1 } }, { upsert: true });
+			if (doc === null) throw new Error("space sequence was not incremented");
+			return doc.value;
+		},
+
+		async spaceFor(idParam: unknown, caller: Caller, need: "member" | "admin") {
+			const id = pathId(idParam);
+			const [space, membership] = await Promise.all([
+				this.spaceCollection().findOne({ _id: id }),
+				this.memberCollection().findOne({ _id: memberId(id, caller.id) })
+			]);
+			assertSpaceAccess(space, membership, id, caller, need);
+			return { space, membership };
+		},
+
+		async usersById(ctx: Context, ids: Iterable<string>): Promise<Map<string, UserRef>> {
+			const unique = [...new Set(ids)];
+			if (unique.length === 0) return new Map();
+			const users = await ctx.call<UserRef[], { ids: string[] }>("auth.lookupUsers", { ids: unique });
+			return new Map(users.map(user => [user.id, user]));
+		},
+
+		async memberByUsername(ctx: Context, spaceId: string, username: unknown) {
+			const name = pathId(username);
+			const missing = () => notFound(`user "users/${name}" is not a member of space "spaces/${spaceId}"`);
+			if (name === "") throw missing();
+			const [user] = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: [name] });
+			const member = user === undefined ? null : await this.memberCollection().findOne({ _id: memberId(spaceId, user.id) });
+			if (user === undefined || member === null) throw missing();
+			return { member, user };
+		},
+
+		async eraseSpace(ctx: Context, spaceId: string): Promise<void> {
+			await ctx.call("memos.detachSpace", { spaceId });
+			const members = await this.memberCollection().find({ spaceId }, { projection: { userId: 1 } });
+			await this.memberCollection().remove({ spaceId }, { multi: true });
+			await this.announce(SPACE_MEMBER_REMOVED, { spaceId, userIds: members.map(m => m.userId) });
+			// Memos placed while the memberships were still there follow the others out.
+			await ctx.call("memos.detachSpace", { spaceId });
+			await this.spaceCollection().remove({ _id: spaceId });
+		},
+
+		async announce(event: string, payload: SpaceMemberEvent): Promise<void> {
+			await this.broker.broadcast(event, payload);
+		}
+	},
+
+	async started() {
+		const members = this.memberCollection();
+		await members.ensureIndex({ fields: { userId: 1, spaceCreateTime: -1, spaceSeq: -1 } });
+		await members.ensureIndex({ fields: { spaceId: 1, seq: 1 } });
+	}
 };
+
+function creatorName(users: Map<string, UserRef>, creatorId: string): string {
+	const user = users.get(creatorId);
+	return user === undefined ? "" : formatName("user", user.username);
+}
 
 export default SpacesService;
