@@ -25,6 +25,8 @@ export interface AttachmentDoc extends Doc {
 	spaceId: string | null;
 	/** The linked memo is soft-deleted: the attachment is kept but neither listed nor served (contract 7.6). */
 	memoDeleted: boolean;
+	/** Members of `spaceId` other than the creator can read the linked memo (the widening of contract 8.1). */
+	memoSpaceReadable?: boolean;
 	createTime: number;
 	motionMedia?: Record<string, unknown>;
 	mediaMetadata?: Record<string, unknown>;

@@ -20,6 +20,7 @@ import { DEFAULT_TYPE, parseFilename, typeFromFilename, uploadLimitBytes } from 
 import { toAttachmentJson } from "./attachment-json.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
 import { parseMemoAttachmentNames } from "./memo-links.js";
+import { listScope } from "./space-widening.js";
 import type { FileAccess } from "../gateway/file-route.js";
 import { compileAttachmentFilter, parseAttachmentFilter } from "./filter/attachment-filter.js";
 import { LONG_TRANSFER, UploadMixin, type UploadMethods, type UploadVars } from "./upload/upload.mixin.js";
@@ -64,6 +65,8 @@ export interface AttachmentsMethods extends InstanceSettingsMethods, UploadMetho
 	memoInfo(ctx: Context, memoIds: Iterable<string>): Promise<Map<string, MemoAccessInfo>>;
 	/** NOT_FOUND when the memo is gone, PERMISSION_DENIED unless the caller created it (contract 8.2). */
 	checkOwnMemo(ctx: Context, memoId: string, caller: Caller): Promise<MemoAccessInfo>;
+	/** Whether the caller belongs to the space (one `spaces.spaceMembers` call). */
+	isSpaceMember(ctx: Context, spaceId: string, caller: Caller): Promise<boolean>;
 	/** Inserts the record (appended to its memo's set); ALREADY_EXISTS when the id is taken. */
 	insertAttachment(attachment: NewAttachment, now: number, memo: MemoAccessInfo | null): Promise<AttachmentDoc>;
 	/** Removes records and then their bytes. */
@@ -139,10 +142,8 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const bound = { filter: filterText ?? "", orderBy: orderBy ?? "", caller: caller.id };
 				const token = optionalString(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
-				// Spaces have no members yet, so the space widening of contract 8.1 selects nothing more.
-				const own: Filter = { creatorId: caller.id, memoDeleted: { $ne: true } };
-				if (filter.spaceId !== undefined) own.spaceId = filter.spaceId;
-				const parts: Filter[] = [own, compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())];
+				const isMember = typeof filter.spaceId === "string" && (await this.isSpaceMember(ctx, filter.spaceId, caller));
+				const parts: Filter[] = [listScope(caller, filter.spaceId, isMember), compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())];
 				if (position !== null) parts.push(afterPosition(sort, position));
 				const selected = parts.filter(part => Object.keys(part).length > 0);
 				const found = await this.attachmentCollection().find(selected.length === 1 ? selected[0] : { $and: selected }, { sort, limit: pageSize + 1 });
@@ -224,9 +225,9 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 					if (doc === undefined || doc.creatorId !== memo.creatorId) throw attachmentNotFound(id);
 					if (doc.memoId !== null) throw failedPrecondition(`attachment "attachments/${id}" is linked to another memo`);
 				}
-				await attachments.update({ memoId, _id: { $nin: ids } }, { $set: { memoId: null, spaceId: null, memoPosition: 0, memoDeleted: false } }, { multi: true });
+				await attachments.update({ memoId, _id: { $nin: ids } }, { $set: { memoId: null, spaceId: null, memoSpaceReadable: false, memoPosition: 0, memoDeleted: false } }, { multi: true });
 				for (const [position, id] of ids.entries()) {
-					await attachments.update({ _id: id }, { $set: { memoId, spaceId: memo.spaceId, memoPosition: position, memoDeleted: false } });
+					await attachments.update({ _id: id }, { $set: { memoId, spaceId: memo.spaceId, memoSpaceReadable: memo.spaceReadable, memoPosition: position, memoDeleted: false } });
 				}
 				await ctx.call("memos.touch", { memoId, time: ctx.meta.requestTime ?? Date.now() });
 			}
@@ -286,6 +287,26 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			}
 		},
 
+		/** For the memos service: a memo moved to another space, or became readable or unreadable in its space (contract 7.5, 8.1). */
+		followMemo: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ memoId?: string; spaceId?: string | null; spaceReadable?: boolean }>): Promise<void> {
+				const { memoId, spaceId = null, spaceReadable = false } = ctx.params;
+				if (typeof memoId !== "string") return;
+				await this.attachmentCollection().update({ memoId }, { $set: { spaceId, memoSpaceReadable: spaceReadable } }, { multi: true });
+			}
+		},
+
+		/** For the memos service: the memos of a deleted space left it (contract 9). */
+		leaveSpace: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ spaceId?: string }>): Promise<void> {
+				const spaceId = ctx.params.spaceId;
+				if (typeof spaceId !== "string" || spaceId === "") return;
+				await this.attachmentCollection().update({ spaceId }, { $set: { spaceId: null, memoSpaceReadable: false } }, { multi: true });
+			}
+		},
+
 		/** For the file route (services/gateway/file-route.ts): access (contract 8.5) and what the headers need. */
 		fileInfo: {
 			visibility: "public",
@@ -342,6 +363,11 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			return new Map(infos.map(info => [info.id, info]));
 		},
 
+		async isSpaceMember(ctx: Context, spaceId: string, caller: Caller): Promise<boolean> {
+			const found = await ctx.call<{ roles: Record<string, string> }, { spaceId: string; userIds: string[] }>("spaces.spaceMembers", { spaceId, userIds: [caller.id] });
+			return Object.hasOwn(found.roles, caller.id);
+		},
+
 		async checkOwnMemo(ctx: Context, memoId: string, caller: Caller): Promise<MemoAccessInfo> {
 			const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
 			if (memo === undefined || memo.read === "NOT_FOUND") throw notFound(`memo "memos/${memoId}" not found`);
@@ -372,6 +398,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				memoId: memo?.id ?? null,
 				memoPosition,
 				spaceId: memo?.spaceId ?? null,
+				memoSpaceReadable: memo?.spaceReadable ?? false,
 				memoDeleted: false,
 				createTime: now
 			};
@@ -400,6 +427,8 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		// ListAttachments: the owner first, then each sort key with the sequence tie-break.
 		for (const key of ["createTime", "filename", "type", "size"]) {
 			await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
+			// The space widening of contract 8.1.
+			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
 		}
 		await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1 } });
 	}

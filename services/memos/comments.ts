@@ -17,15 +17,16 @@ const SORT_KEY_TYPES = { createTime: "number", updateTime: "number", _id: "strin
  * The comments of `parentId` that `caller` may read (contract 3.2, 7.7): NORMAL and not
  * deleted, and the caller's own or visible to them, as one store query.
  */
-export function readableCommentsQuery(parentId: string, caller: Caller | null): Filter {
+export function readableCommentsQuery(parentId: string, caller: Caller | null, spaceIds: readonly string[] = []): Filter {
 	const common: Filter = { parentId, state: "NORMAL", deleteTime: null };
 	if (caller === null) return { ...common, visibility: "PUBLIC" };
-	return {
-		$or: [
-			{ ...common, creatorId: caller.id },
-			{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
-		]
-	};
+	const branches: Filter[] = [
+		{ ...common, creatorId: caller.id },
+		{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
+	];
+	// SPACE comments of the caller's spaces (contract 3.2).
+	if (spaceIds.length > 0) branches.push({ ...common, visibility: "SPACE", spaceId: { $in: [...spaceIds] } });
+	return { $or: branches };
 }
 
 type CommentCtx<P> = Context<P, RequestMeta>;
@@ -48,7 +49,7 @@ export const commentActions: MemosActions = {
 			const parentId = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
 			const memos = this.memoCollection();
 			const parent = await memos.findOne({ _id: parentId });
-			assertReadable(parent, parentId, caller);
+			assertReadable(parent, parentId, caller, await this.callerSpaces(ctx));
 			if (parent.state !== "NORMAL") throw failedPrecondition(`memo "memos/${parentId}" is archived and cannot be commented on`);
 			const json = await this.insertMemo(ctx, { memoId: ctx.params.commentId, memo: ctx.params.comment }, parentId);
 			// A parent deleted while the comment was written would not have detached it: do it now.
@@ -73,10 +74,11 @@ export const commentActions: MemosActions = {
 			const orderBy = text(ctx.params.orderBy, "orderBy");
 			const sort = parseCommentOrderBy(orderBy);
 			const memos = this.memoCollection();
-			assertReadable(await memos.findOne({ _id: parentId }), parentId, caller);
+			const spaces = await this.callerSpaces(ctx);
+			assertReadable(await memos.findOne({ _id: parentId }), parentId, caller, spaces);
 			const bound = { memo: parentId, orderBy, caller: caller?.id ?? null };
 			const position = decodePageToken(pageToken, LIST_MEMO_COMMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
-			const readable = readableCommentsQuery(parentId, caller);
+			const readable = readableCommentsQuery(parentId, caller, [...spaces.keys()]);
 			const filter = position === null ? readable : { $and: [readable, afterPosition(sort, position)] };
 			const found = await memos.find(filter, { sort, limit: pageSize + 1 });
 			const page = found.slice(0, pageSize);

@@ -8,18 +8,19 @@ import type { MemoState } from "./memo-doc.js";
  * equality fields, so MongoDB can answer it from the compound indexes the service declares
  * and merge the branches in sort order.
  *
- * Comments (`parentId` set) are never candidates. Soft-deleted memos are candidates only
+ * `spaceIds` are the spaces the caller belongs to. Comments (`parentId` set) are never candidates. Soft-deleted memos are candidates only
  * with `showDeleted`, judged as if they were not deleted.
  */
-export function candidateQuery(caller: Caller | null, state: MemoState, showDeleted: boolean): Filter | null {
+export function candidateQuery(caller: Caller | null, state: MemoState, showDeleted: boolean, spaceIds: readonly string[] = []): Filter | null {
 	const common: Filter = { parentId: null, state };
 	if (!showDeleted) common.deleteTime = null;
 	if (state === "ARCHIVED") return caller === null ? null : { ...common, creatorId: caller.id };
 	if (caller === null) return { ...common, visibility: "PUBLIC" };
-	return {
-		$or: [
-			{ ...common, creatorId: caller.id },
-			{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
-		]
-	};
+	const branches: Filter[] = [
+		{ ...common, creatorId: caller.id },
+		{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
+	];
+	// SPACE memos of the caller's spaces (contract 3.2, 7.2).
+	if (spaceIds.length > 0) branches.push({ ...common, visibility: "SPACE", spaceId: { $in: [...spaceIds] } });
+	return { $or: branches };
 }

@@ -4,6 +4,7 @@ import { ServiceError } from "../../shared/errors.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import { assertReadable, canRead } from "./memo-access.js";
 import type { MemoDoc } from "./memo-doc.js";
+import { NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
 
 /** What another service needs to apply a memo's rules to things it owns (attachments, contract 3.3 and 8.1). */
 export interface MemoAccessInfo {
@@ -14,25 +15,32 @@ export interface MemoAccessInfo {
 	read: "OK" | "NOT_FOUND" | "UNAUTHENTICATED" | "PERMISSION_DENIED";
 	/** An anonymous caller could read it (on a public instance). */
 	publicRead: boolean;
+	/** Members of its space other than the creator can read it (memo-spaces.ts). */
+	spaceReadable: boolean;
 }
 
 /**
  * The memos of `memoIds` that exist and are not deleted (missing ones are left out), with the
  * caller's read right, in one call per request.
  */
-export async function memoAccessInfo(memos: Collection<MemoDoc>, memoIds: readonly string[], ctx: Context<unknown, RequestMeta>): Promise<MemoAccessInfo[]> {
+export async function memoAccessInfo(
+	memos: Collection<MemoDoc>,
+	memoIds: readonly string[],
+	ctx: Context<unknown, RequestMeta>,
+	spaces: SpaceRoles = NO_SPACES
+): Promise<MemoAccessInfo[]> {
 	if (memoIds.length === 0) return [];
 	const caller = ctx.meta.user ?? null;
 	const docs = await memos.find({ _id: { $in: [...new Set(memoIds)] }, deleteTime: null });
 	return docs.map(memo => {
 		let read: MemoAccessInfo["read"] = "OK";
 		try {
-			assertReadable(memo, memo._id, caller);
+			assertReadable(memo, memo._id, caller, spaces);
 		} catch (err) {
 			if (!(err instanceof ServiceError)) throw err;
 			read = err.type as MemoAccessInfo["read"];
 		}
 		const publicRead = memo.state === "NORMAL" && canRead(memo, null);
-		return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, read, publicRead };
+		return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, read, publicRead, spaceReadable: readableInSpace(memo) };
 	});
 }

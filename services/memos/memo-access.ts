@@ -1,20 +1,24 @@
 import type { Caller } from "../../shared/caller.js";
 import { notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
 import type { MemoDoc } from "./memo-doc.js";
+import { isSpaceAdminOf, NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 
 const memoNotFound = (id: string) => notFound(`memo "memos/${id}" not found`);
 
 /**
- * Who can read a NORMAL memo (contract 3.2). SPACE memos need a membership, which no caller
- * has until spaces exist.
+ * Who can read a NORMAL memo (contract 3.2). SPACE memos: members of the memo's space, per
+ * the caller's memberships (`spaces`; none given reads as none held), never instance ADMINs
+ * as such (3.4).
  */
-export function canRead(memo: MemoDoc, caller: Caller | null): boolean {
+export function canRead(memo: MemoDoc, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): boolean {
 	if (caller !== null && caller.id === memo.creatorId) return true;
 	switch (memo.visibility) {
 		case "PUBLIC":
 			return true;
 		case "PROTECTED":
 			return caller !== null;
+		case "SPACE":
+			return caller !== null && memo.spaceId !== null && spaces.has(memo.spaceId);
 		default:
 			return false;
 	}
@@ -25,10 +29,10 @@ export function canRead(memo: MemoDoc, caller: Caller | null): boolean {
  * the creator's (NOT_FOUND, admins included), then readable, then anonymous
  * (UNAUTHENTICATED), then PERMISSION_DENIED.
  */
-export function assertReadable(memo: MemoDoc | null, id: string, caller: Caller | null): asserts memo is MemoDoc {
+export function assertReadable(memo: MemoDoc | null, id: string, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): asserts memo is MemoDoc {
 	if (memo === null || memo.deleteTime !== null) throw memoNotFound(id);
 	if (memo.state === "ARCHIVED" && caller?.id !== memo.creatorId) throw memoNotFound(id);
-	if (canRead(memo, caller)) return;
+	if (canRead(memo, caller, spaces)) return;
 	if (caller === null) throw unauthenticated();
 	throw permissionDenied(`no read access to memo "memos/${id}"`);
 }
@@ -46,11 +50,11 @@ export function assertCanUpdate(memo: MemoDoc | null, id: string, caller: Caller
 
 /**
  * Delete (contract 3.3, 7.6): a purge (`force`) reaches soft-deleted memos too, a soft
- * delete of a deleted memo is NOT_FOUND. Space ADMINs join the allowed callers with spaces.
+ * delete of a deleted memo is NOT_FOUND. An ADMIN of the memo's space may delete it too (3.4).
  */
-export function assertCanDelete(memo: MemoDoc | null, id: string, caller: Caller, force: boolean): asserts memo is MemoDoc {
+export function assertCanDelete(memo: MemoDoc | null, id: string, caller: Caller, force: boolean, spaces: SpaceRoles = NO_SPACES): asserts memo is MemoDoc {
 	if (memo === null || (!force && memo.deleteTime !== null)) throw memoNotFound(id);
-	if (caller.id !== memo.creatorId && caller.role !== "ADMIN") {
-		throw permissionDenied(`only the creator or an admin may delete memo "memos/${id}"`);
+	if (caller.id !== memo.creatorId && caller.role !== "ADMIN" && !isSpaceAdminOf(memo, spaces)) {
+		throw permissionDenied(`only the creator, an admin or an ADMIN of its space may delete memo "memos/${id}"`);
 	}
 }

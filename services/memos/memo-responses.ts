@@ -31,7 +31,7 @@ export async function memoResponses(
 	const caller = ctx.meta.user ?? null;
 	const [attachments, relations, reactions] = await Promise.all([
 		service.attachmentsOf(ctx, ids),
-		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(relationCollection(service.broker), service.memoCollection(), docs, caller),
+		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(relationCollection(service.broker), service.memoCollection(), docs, caller, await service.callerSpaces(ctx)),
 		reactionsFor(reactionCollection(service.broker), ids)
 	]);
 	const userIds = [...docs.map(doc => doc.creatorId), ...[...reactions.values()].flat().map(reaction => reaction.creatorId)];

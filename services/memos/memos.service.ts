@@ -15,6 +15,8 @@ import { candidateQuery } from "./list-query.js";
 import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
+import { assertCanPlace } from "./memo-spaces.js";
+import { MemoSpacesMixin, type MemoSpacesMethods } from "./memo-spaces.mixin.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { MIN_CONTENT_LENGTH_LIMIT, memoBody } from "./memo-fields.js";
@@ -53,7 +55,7 @@ export interface MemosSettings extends ServiceSettingSchema {
 	purgeIntervalMs: number;
 }
 
-export interface MemosMethods extends InstanceSettingsMethods {
+export interface MemosMethods extends InstanceSettingsMethods, MemoSpacesMethods {
 	memoCollection(): Collection<MemoDoc>;
 	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
 	clockNow(): number;
@@ -93,8 +95,8 @@ function pathId(value: unknown): string {
 
 const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	name: "memos",
-	// The mixin is typed with its own `this`; `mixins` takes untyped schemas.
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
+	// Mixins are typed with their own `this`; `mixins` takes untyped schemas.
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, MemoSpacesMixin as Partial<ServiceSchema>],
 
 	settings: {
 		purgeIntervalMs: 60 * 60 * 1000
@@ -110,8 +112,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		/** For the attachments service: creators, spaces and the caller's read right of memos (memo-access-info.ts). */
 		accessInfo: {
 			visibility: "public",
-			handler(ctx: MemoCtx<{ memoIds?: string[] }>) {
-				return memoAccessInfo(this.memoCollection(), ctx.params.memoIds ?? [], ctx);
+			async handler(ctx: MemoCtx<{ memoIds?: string[] }>) {
+				return memoAccessInfo(this.memoCollection(), ctx.params.memoIds ?? [], ctx, await this.callerSpaces(ctx));
 			}
 		},
 
@@ -139,7 +141,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					caller: caller?.id ?? null
 				};
 				const position = decodePageToken(query.pageToken, LIST_MEMOS, bound, positionGuard(sort, SORT_KEY_TYPES));
-				const candidates = candidateQuery(caller, query.state, query.showDeleted);
+				const candidates = candidateQuery(caller, query.state, query.showDeleted, [...(await this.callerSpaces(ctx)).keys()]);
 				if (candidates === null) return { memos: [], nextPageToken: "" };
 
 				const creatorIds = new Map<string, string>();
@@ -176,7 +178,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: MemoCtx<{ memo?: unknown }>) {
 				const id = pathId(ctx.params.memo);
 				const memo = await this.memoCollection().findOne({ _id: id });
-				assertReadable(memo, id, ctx.meta.user ?? null);
+				assertReadable(memo, id, ctx.meta.user ?? null, await this.callerSpaces(ctx));
 				const [json] = await this.memoResponses(ctx, [memo]);
 				return json;
 			}
@@ -192,13 +194,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const relatedIds = changes.relations === undefined ? undefined : parseReferences(changes.relations, id);
 				const memo = await this.memoCollection().findOne({ _id: id });
 				assertCanUpdate(memo, id, caller);
-				if (relatedIds !== undefined) await assertRelatable(this.memoCollection(), relatedIds, caller);
-				if (changes.spaceId !== undefined && changes.spaceId !== null) {
-					throw notFound(`space "spaces/${changes.spaceId}" not found`);
-				}
+				if (relatedIds !== undefined) await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
+				await this.checkSpaceMove(ctx, memo, changes.spaceId);
 				const updated = await this.memoCollection().findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
 				// Deleted between the read and the write.
 				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
+				await this.attachmentsFollow(ctx, memo, updated);
 				if (relatedIds !== undefined) await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
 				const [json] = await this.memoResponses(ctx, [updated]);
 				return json;
@@ -213,7 +214,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const force = ctx.params.force === undefined || ctx.params.force === "" ? false : parseBool(ctx.params.force, "force");
 				const memos = this.memoCollection();
 				const memo = await memos.findOne({ _id: id });
-				assertCanDelete(memo, id, caller, force);
+				assertCanDelete(memo, id, caller, force, await this.callerSpaces(ctx));
 				await detachMemos(this.broker, [id]);
 				if (force) {
 					await memos.remove({ _id: id });
@@ -250,9 +251,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			const caller = signedIn(ctx);
 			const input = parseCreateMemo(params, await this.contentLengthLimit());
 			const relatedIds = parseReferences(memoBody(params.memo, "memo").relations, input.id);
-			await assertRelatable(this.memoCollection(), relatedIds, caller);
-			// Placing a memo in a space needs a membership, and no space exists before the spaces service.
-			if (input.spaceId !== null) throw notFound(`space "spaces/${input.spaceId}" not found`);
+			await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
+			assertCanPlace(await this.callerSpaces(ctx), input.spaceId);
 			const now = ctx.meta.requestTime ?? Date.now();
 			const memo: MemoDoc = {
 				_id: input.id,
@@ -266,7 +266,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				updateTime: input.updateTime ?? now,
 				...deriveContent(input.content),
 				location: input.location,
-				spaceId: null,
+				spaceId: input.spaceId,
 				parentId,
 				deleteTime: null
 			};

@@ -102,7 +102,7 @@ export const reactionActions: MemosActions = {
 			if (!caller) throw unauthenticated();
 			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
 			const reactionType = parseReactionType(ctx.params.reaction);
-			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller);
+			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
 			const doc = await upsertReaction(reactionCollection(this.broker), id, caller.id, reactionType, ctx.meta.requestTime ?? Date.now());
 			const names = await this.creatorNames(ctx, [caller.id]);
 			return toReactionJson(doc, names.get(caller.id) ?? `users/${caller.username}`);
@@ -117,7 +117,7 @@ export const reactionActions: MemosActions = {
 			const rawSize = ctx.params.pageSize;
 			const pageSize = normalizePageSize(rawSize === undefined || rawSize === "" ? undefined : parseInt32(rawSize, "pageSize"));
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
-			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller);
+			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
 			const bound = { memo: id };
 			const after = decodePageToken(ctx.params.pageToken, LIST_MEMO_REACTIONS, bound, isPosition);
 			const filter =

@@ -2,6 +2,7 @@ import type { Caller } from "../../shared/caller.js";
 import { formatName } from "../../shared/names.js";
 import type { Collection, Filter } from "../../shared/store/document-store.js";
 import { canRead } from "./memo-access.js";
+import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import type { MemoDoc } from "./memo-doc.js";
 
 /**
@@ -58,10 +59,10 @@ export function compareItems(a: RelationItem, b: RelationItem): number {
  * Whether the caller may see a memo at the other end of a relation: the read rule of 1.10
  * without its error (deleted: no; archived: its creator only; else the visibility rules).
  */
-export function readableBy(memo: MemoDoc | undefined, caller: Caller | null): boolean {
+export function readableBy(memo: MemoDoc | undefined, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): boolean {
 	if (memo === undefined || memo.deleteTime !== null) return false;
 	if (memo.state === "ARCHIVED" && caller?.id !== memo.creatorId) return false;
-	return canRead(memo, caller);
+	return canRead(memo, caller, spaces);
 }
 
 /** The MemoRelation message (contract 4.2); `docs` holds both ends. */
@@ -115,7 +116,8 @@ export async function relationsFor(
 	relations: Collection<RelationDoc>,
 	memos: Collection<MemoDoc>,
 	docs: readonly MemoDoc[],
-	caller: Caller | null
+	caller: Caller | null,
+	spaces: SpaceRoles = NO_SPACES
 ): Promise<Map<string, Record<string, unknown>[]>> {
 	const result = new Map<string, Record<string, unknown>[]>();
 	if (docs.length === 0) return result;
@@ -142,7 +144,7 @@ export async function relationsFor(
 			[item.relatedMemoId, item.memoId]
 		] as const) {
 			// A comment listed among the memos and found as a comment of another listed memo appears twice.
-			if (!wanted.has(self) || seen.has(`${self}|${item.k}`) || !readableBy(known.get(other), caller)) continue;
+			if (!wanted.has(self) || seen.has(`${self}|${item.k}`) || !readableBy(known.get(other), caller, spaces)) continue;
 			seen.add(`${self}|${item.k}`);
 			const list = result.get(self) ?? [];
 			list.push(toRelationJson(item, known));

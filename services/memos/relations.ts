@@ -8,6 +8,7 @@ import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { assertCanUpdate, assertReadable } from "./memo-access.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
+import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import type { MemosActions } from "./memos.service.js";
 import {
 	MEMO_RELATIONS,
@@ -73,11 +74,11 @@ export function parseReferences(value: unknown, selfId: string): string[] {
 }
 
 /** Every related memo must exist, not be deleted, and be readable by the caller (else NOT_FOUND, contract 7.8). */
-export async function assertRelatable(memos: Collection<MemoDoc>, relatedIds: readonly string[], caller: Caller | null): Promise<void> {
+export async function assertRelatable(memos: Collection<MemoDoc>, relatedIds: readonly string[], caller: Caller | null, spaces: SpaceRoles = NO_SPACES): Promise<void> {
 	if (relatedIds.length === 0) return;
 	const docs = new Map((await memos.find({ _id: { $in: [...relatedIds] } })).map(doc => [doc._id, doc]));
 	for (const id of relatedIds) {
-		if (!readableBy(docs.get(id), caller)) throw notFound(`related memo "memos/${id}" not found`);
+		if (!readableBy(docs.get(id), caller, spaces)) throw notFound(`related memo "memos/${id}" not found`);
 	}
 }
 
@@ -128,7 +129,7 @@ export const relationActions: MemosActions = {
 			const relatedIds = parseReferences(ctx.params.relations, id);
 			const memos = this.memoCollection();
 			assertCanUpdate(await memos.findOne({ _id: id }), id, caller);
-			await assertRelatable(memos, relatedIds, caller);
+			await assertRelatable(memos, relatedIds, caller, await this.callerSpaces(ctx));
 			const now = ctx.meta.requestTime ?? Date.now();
 			await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
 			await memos.update({ _id: id, deleteTime: null }, { $set: { updateTime: now } });
@@ -149,7 +150,8 @@ export const relationActions: MemosActions = {
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
 			const memos = this.memoCollection();
 			const memo = await memos.findOne({ _id: id });
-			assertReadable(memo, id, caller);
+			const spaces = await this.callerSpaces(ctx);
+			assertReadable(memo, id, caller, spaces);
 			const bound = { memo: id, caller: caller?.id ?? null };
 			let after = decodePageToken(ctx.params.pageToken, LIST_MEMO_RELATIONS, bound, isPosition);
 
@@ -161,7 +163,7 @@ export const relationActions: MemosActions = {
 				const others = [...new Set(batch.map(item => (item.memoId === id ? item.relatedMemoId : item.memoId)))].filter(other => !docs.has(other));
 				if (others.length > 0) for (const doc of await memos.find({ _id: { $in: others } })) docs.set(doc._id, doc);
 				for (const item of batch) {
-					if (readableBy(docs.get(item.memoId === id ? item.relatedMemoId : item.memoId), caller)) kept.push(item);
+					if (readableBy(docs.get(item.memoId === id ? item.relatedMemoId : item.memoId), caller, spaces)) kept.push(item);
 				}
 				const last = batch.at(-1);
 				if (kept.length > pageSize || batch.length <= pageSize || last === undefined) break;

@@ -1,0 +1,107 @@
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { RequestMeta } from "../../shared/caller.js";
+import { documentsOf } from "../../shared/runtime/resources.js";
+import type { Collection } from "../../shared/store/document-store.js";
+import type { Membership, SpaceMemberEvent } from "../spaces/space-events.js";
+import { MEMOS, type MemoDoc } from "./memo-doc.js";
+import { assertCanMove, MembershipCache, NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
+
+/** How long a user's memberships serve requests without asking again; events drop them sooner. */
+const MEMBERSHIP_TTL_MS = 1000;
+
+export interface MemoSpacesMethods {
+	/** The caller's spaces and roles: one `spaces.membershipsOf` call, cached briefly per user. */
+	callerSpaces(ctx: Context<unknown, RequestMeta>): Promise<SpaceRoles>;
+	/** The checks of moving `memo` to `spaceId` (contract 7.5); nothing to check for no space or its own. */
+	checkSpaceMove(ctx: Context<unknown, RequestMeta>, memo: MemoDoc, spaceId: string | null | undefined): Promise<void>;
+	/** Tells the attachments service when a memo's space or its readability in the space changed (8.1, 7.5). */
+	attachmentsFollow(ctx: Context, before: MemoDoc, after: MemoDoc): Promise<void>;
+}
+
+interface MixinVars {
+	membershipCache: MembershipCache;
+}
+
+type MixinThis = Service & MemoSpacesMethods & MixinVars;
+
+function memos(service: Service): Collection<MemoDoc> {
+	return documentsOf(service.broker).collection<MemoDoc>(MEMOS);
+}
+
+/**
+ * SPACE visibility in the memos service: the caller's memberships, moving memos between
+ * spaces, and the actions the spaces service calls when a space is deleted.
+ */
+export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSpacesMethods, MixinVars>> = {
+	actions: {
+		/** For the spaces service: memos (not deleted) still placed in a space (DeleteSpace without force, contract 9). */
+		spaceMemoCount: {
+			visibility: "public",
+			handler(this: MixinThis, ctx: Context<{ spaceId?: string }>): Promise<number> {
+				return memos(this).count({ spaceId: ctx.params.spaceId ?? "", deleteTime: null });
+			}
+		},
+
+		/** For the spaces service: every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9). */
+		detachSpace: {
+			visibility: "public",
+			async handler(this: MixinThis, ctx: Context<{ spaceId?: string }>): Promise<void> {
+				const spaceId = ctx.params.spaceId;
+				if (typeof spaceId !== "string" || spaceId === "") return;
+				await memos(this).update({ spaceId, visibility: "SPACE" }, { $set: { spaceId: null, visibility: "PRIVATE" } }, { multi: true });
+				await memos(this).update({ spaceId }, { $set: { spaceId: null } }, { multi: true });
+				await ctx.call("attachments.leaveSpace", { spaceId });
+			}
+		}
+	},
+
+	events: {
+		"space.member.*"(this: MixinThis, ctx: Context<Partial<SpaceMemberEvent>>) {
+			const userIds = ctx.params.userIds;
+			if (Array.isArray(userIds)) this.membershipCache.forget(userIds);
+			else this.membershipCache.clear();
+		}
+	},
+
+	methods: {
+		callerSpaces(this: MixinThis, ctx: Context<unknown, RequestMeta>): Promise<SpaceRoles> {
+			const caller = ctx.meta.user;
+			if (!caller) return Promise.resolve(NO_SPACES);
+			return this.membershipCache.get(caller.id, async () => {
+				const memberships = await ctx.call<Membership[], { userId: string }>("spaces.membershipsOf", { userId: caller.id });
+				return new Map(memberships.map(m => [m.spaceId, m.role]));
+			});
+		},
+
+		async checkSpaceMove(this: MixinThis, ctx: Context<unknown, RequestMeta>, memo: MemoDoc, spaceId: string | null | undefined): Promise<void> {
+			const caller = ctx.meta.user;
+			if (!caller || spaceId === undefined || spaceId === null || spaceId === memo.spaceId) return;
+			const spaces = await this.callerSpaces(ctx);
+			const creatorIsCaller = memo.creatorId === caller.id;
+			if (creatorIsCaller && spaces.has(spaceId)) return;
+			const destination = await ctx.call<{ exists: boolean; roles: Record<string, string> }, { spaceId: string; userIds: string[] }>(
+				"spaces.spaceMembers",
+				{ spaceId, userIds: [memo.creatorId] }
+			);
+			assertCanMove(caller, spaces, spaceId, { exists: destination.exists, creatorIsMember: Object.hasOwn(destination.roles, memo.creatorId) });
+		},
+
+		async attachmentsFollow(this: MixinThis, ctx: Context, before: MemoDoc, after: MemoDoc): Promise<void> {
+			const readable = readableInSpace(after);
+			if (before.spaceId === after.spaceId && readableInSpace(before) === readable) return;
+			await ctx.call("attachments.followMemo", { memoId: after._id, spaceId: after.spaceId, spaceReadable: readable });
+		}
+	},
+
+	created(this: MixinThis) {
+		this.membershipCache = new MembershipCache(MEMBERSHIP_TTL_MS);
+	},
+
+	async started(this: MixinThis) {
+		const collection = memos(this);
+		// The SPACE branch of ListMemos (list-query.ts), and the memos of one space.
+		await collection.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, visibility: 1, spaceId: 1, createTime: -1, seq: -1 } });
+		await collection.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, visibility: 1, spaceId: 1, pinned: -1, createTime: -1, seq: -1 } });
+		await collection.ensureIndex({ fields: { spaceId: 1, deleteTime: 1 } });
+	}
+};
