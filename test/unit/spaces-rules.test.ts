@@ -1,0 +1,175 @@
+import { ServiceError } from "../../shared/errors.js";
+import type { Collection, Doc } from "../../shared/store/document-store.js";
+import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { MembershipCache, type SpaceRoles } from "../../services/memos/memo-spaces.js";
+import { changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
+import { memberId, type MemberDoc, type SpaceDoc, type SpaceRole } from "../../services/spaces/space-doc.js";
+import { readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
+
+function codeOf(fn: () => unknown): string {
+	try {
+		fn();
+		return "OK";
+	} catch (err) {
+		if (err instanceof ServiceError) return String(err.type);
+		throw err;
+	}
+}
+
+describe("space input (contract 4.7, 9)", () => {
+	test.each([
+		["", "INVALID_ARGUMENT"],
+		["   ", "INVALID_ARGUMENT"],
+		[undefined, "INVALID_ARGUMENT"],
+		[3, "INVALID_ARGUMENT"],
+		["x".repeat(101), "INVALID_ARGUMENT"],
+		["x".repeat(100), "OK"],
+		["🙂".repeat(100), "OK"],
+		[" Team ", "OK"]
+	])("display name %j: %s", (value, code) => {
+		expect(codeOf(() => readDisplayName(value))).toBe(code);
+	});
+
+	test("display names are trimmed; descriptions are kept as given, up to 2000 characters", () => {
+		expect(readDisplayName("  Team  ")).toBe("Team");
+		expect(readDescription(" d ")).toBe(" d ");
+		expect(readDescription(undefined)).toBe("");
+		expect(codeOf(() => readDescription("d".repeat(2001)))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => readDescription("d".repeat(2000)))).toBe("OK");
+	});
+
+	test("roles: names or numbers; unspecified takes the default where there is one", () => {
+		expect(readRole("ADMIN")).toBe("ADMIN");
+		expect(readRole(2)).toBe("MEMBER");
+		expect(readRole(undefined, "MEMBER")).toBe("MEMBER");
+		expect(readRole("ROLE_UNSPECIFIED", "MEMBER")).toBe("MEMBER");
+		for (const bad of ["OWNER", "admin", 3, -1, "ROLE_UNSPECIFIED", undefined, true]) expect(codeOf(() => readRole(bad))).toBe("INVALID_ARGUMENT");
+	});
+
+	test("member users are users/{username}", () => {
+		expect(readUserName("users/bob", "user")).toBe("bob");
+		for (const bad of [undefined, "", "bob", "users/", "users/b/c", "spaces/bob", 7]) expect(codeOf(() => readUserName(bad, "user"))).toBe("INVALID_ARGUMENT");
+	});
+});
+
+/** Every store call first yields a random number of times, so concurrent changes interleave differently each round. */
+function jittered<T extends Doc>(collection: Collection<T>): Collection<T> {
+	const pause = async () => {
+		for (let i = Math.floor(Math.random() * 4); i > 0; i--) await new Promise(resolve => setImmediate(resolve));
+	};
+	return new Proxy(collection, {
+		get(target, key, receiver) {
+			const value = Reflect.get(target, key, receiver) as unknown;
+			if (typeof value !== "function") return value;
+			return async (...args: unknown[]) => {
+				await pause();
+				return (value as (...a: unknown[]) => unknown).apply(target, args);
+			};
+		}
+	});
+}
+
+describe("at least one ADMIN (admin-guard.ts)", () => {
+	let store: NedbDocumentStore;
+	let db: GuardCollections;
+	let round = 0;
+
+	beforeEach(() => {
+		store = new NedbDocumentStore({ dir: null });
+		db = { spaces: jittered(store.collection<SpaceDoc>("spaces")), members: jittered(store.collection<MemberDoc>("space_members")) };
+	});
+
+	afterEach(async () => {
+		await store.close();
+	});
+
+	async function seed(roles: SpaceRole[]): Promise<string> {
+		round += 1;
+		const spaceId = `s${round}`;
+		await db.spaces.insert({ _id: spaceId, seq: round, displayName: "s", description: "", creatorId: "u0", createTime: 0, updateTime: 0, memberCount: roles.length, adminCount: roles.filter(r => r === "ADMIN").length });
+		for (const [i, role] of roles.entries()) {
+			await db.members.insert({ _id: memberId(spaceId, `u${i}`), spaceId, userId: `u${i}`, role, joinTime: 0, seq: i, spaceCreateTime: 0, spaceSeq: round });
+		}
+		return spaceId;
+	}
+
+	async function settle(promises: Promise<unknown>[]): Promise<number> {
+		const results = await Promise.allSettled(promises);
+		for (const result of results) {
+			if (result.status === "rejected") expect((result.reason as ServiceError).type).toBe("FAILED_PRECONDITION");
+		}
+		return results.filter(r => r.status === "fulfilled").length;
+	}
+
+	async function expectConsistent(spaceId: string): Promise<void> {
+		const members = await db.members.find({ spaceId });
+		const space = await db.spaces.findOne({ _id: spaceId });
+		const admins = members.filter(m => m.role === "ADMIN").length;
+		expect(admins).toBeGreaterThanOrEqual(1);
+		expect(space).toMatchObject({ adminCount: admins, memberCount: members.length });
+	}
+
+	test("concurrent demotions of every ADMIN leave one, and the counter matches", async () => {
+		for (let i = 0; i < 30; i++) {
+			const spaceId = await seed(["ADMIN", "ADMIN", "ADMIN", "MEMBER"]);
+			const done = await settle([0, 1, 2].map(u => changeRole(db, memberId(spaceId, `u${u}`), "MEMBER")));
+			expect(done).toBe(2);
+			await expectConsistent(spaceId);
+		}
+	});
+
+	test("concurrent removals, demotions and promotions keep an ADMIN and a true count", async () => {
+		for (let i = 0; i < 30; i++) {
+			const spaceId = await seed(["ADMIN", "ADMIN", "MEMBER", "MEMBER"]);
+			await settle([
+				removeMember(db, memberId(spaceId, "u0")),
+				changeRole(db, memberId(spaceId, "u1"), "MEMBER"),
+				removeMember(db, memberId(spaceId, "u1")),
+				changeRole(db, memberId(spaceId, "u2"), "ADMIN"),
+				changeRole(db, memberId(spaceId, "u2"), "MEMBER"),
+				removeMember(db, memberId(spaceId, "u3")),
+				changeRole(db, memberId(spaceId, "u0"), "MEMBER")
+			]);
+			await expectConsistent(spaceId);
+		}
+	});
+
+	test("the last ADMIN can be neither demoted nor removed; unknown memberships are null", async () => {
+		const spaceId = await seed(["ADMIN", "MEMBER"]);
+		await expect(changeRole(db, memberId(spaceId, "u0"), "MEMBER")).rejects.toMatchObject({ type: "FAILED_PRECONDITION" });
+		await expect(removeMember(db, memberId(spaceId, "u0"))).rejects.toMatchObject({ type: "FAILED_PRECONDITION" });
+		expect(await changeRole(db, memberId(spaceId, "nobody"), "ADMIN")).toBeNull();
+		expect(await removeMember(db, memberId(spaceId, "nobody"))).toBeNull();
+		await expectConsistent(spaceId);
+	});
+});
+
+describe("MembershipCache", () => {
+	test("serves one look-up per user within its time-to-live, and forgets users on demand", async () => {
+		let now = 0;
+		const cache = new MembershipCache(1000, () => now);
+		let loads = 0;
+		const load = async (): Promise<SpaceRoles> => {
+			loads += 1;
+			return new Map([["s", "MEMBER"]]);
+		};
+		await cache.get("u", load);
+		await cache.get("u", load);
+		expect(loads).toBe(1);
+		now = 1000;
+		await cache.get("u", load);
+		expect(loads).toBe(2);
+		cache.forget(["u"]);
+		await cache.get("u", load);
+		expect(loads).toBe(3);
+		cache.clear();
+		await cache.get("u", load);
+		expect(loads).toBe(4);
+	});
+
+	test("a failed look-up is not kept", async () => {
+		const cache = new MembershipCache(1000, () => 0);
+		await expect(cache.get("u", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
+		expect((await cache.get("u", async () => new Map())).size).toBe(0);
+	});
+});
