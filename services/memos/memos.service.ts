@@ -23,6 +23,7 @@ import { MIN_CONTENT_LENGTH_LIMIT, memoBody } from "./memo-fields.js";
 import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { commentActions } from "./comments.js";
+import { linkMetadataActions } from "./link-metadata/link-metadata.js";
 import { deleteUserDataAction } from "./delete-user-data.js";
 import { memoResponses, type MemoResponseOptions } from "./memo-responses.js";
 import { reactionActions } from "./reactions.js";
@@ -108,6 +109,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		...reactionActions,
 		...shareActions,
 		...deleteUserDataAction,
+		...linkMetadataActions,
 
 		/** For the attachments service: creators, spaces and the caller's read right of memos (memo-access-info.ts). */
 		accessInfo: {

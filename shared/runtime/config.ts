@@ -34,6 +34,8 @@ export interface Config {
 	commit: string;
 	/** Access-token signing secret; "" means the auth service generates one and keeps it in its store. */
 	jwtSecret: string;
+	/** Link metadata may fetch loopback and private addresses (tests only; contract 7.12). */
+	linkMetadataAllowPrivateNetworks: boolean;
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -76,7 +78,8 @@ export const ENV_DEFAULTS = {
 	SHUTDOWN_TIMEOUT_MS: "10000",
 	INSTANCE_URL: "",
 	COMMIT: "",
-	JWT_SECRET: ""
+	JWT_SECRET: "",
+	LINK_METADATA_ALLOW_PRIVATE_NETWORKS: "false"
 } as const;
 
 function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
@@ -187,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
 		shutdownTimeoutMs: positiveInt(env, "SHUTDOWN_TIMEOUT_MS"),
 		instanceUrl: url(env, "INSTANCE_URL", ["http:", "https:"]) ?? "",
 		commit: value(env, "COMMIT"),
-		jwtSecret: jwtSecret(env)
+		jwtSecret: jwtSecret(env),
+		linkMetadataAllowPrivateNetworks: bool(env, "LINK_METADATA_ALLOW_PRIVATE_NETWORKS")
 	};
 }

@@ -23,6 +23,23 @@ export const memosRoutes: RouteSpec[] = [
 		summary: "Creates a memo; the caller becomes its creator."
 	},
 	{
+		operation: "GetLinkMetadata",
+		method: "GET",
+		path: "/api/v1/memos/-/linkMetadata",
+		action: "memos.getLinkMetadata",
+		access: "public-instance",
+		summary: "Title, description and image of a web page (fetched server-side, guarded)."
+	},
+	{
+		operation: "BatchGetLinkMetadata",
+		method: "POST",
+		path: "/api/v1/memos/-/linkMetadata:batchGet",
+		action: "memos.batchGetLinkMetadata",
+		access: "public-instance",
+		body: "*",
+		summary: "Link metadata of 1-10 URLs, in input order."
+	},
+	{
 		operation: "GetMemo",
 		method: "GET",
 		path: "/api/v1/memos/{memo}",
