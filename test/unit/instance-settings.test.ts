@@ -221,6 +221,17 @@ describe("validation (contract 11.4)", () => {
 		});
 	});
 
+	test("STORAGE: empty S3 secrets keep the stored ones, per storage id", () => {
+		const s3 = (secret: string) => ({ accessKeyId: "AK", accessKeySecret: secret, endpoint: "https://s3.example.com", region: "r", bucket: "b" });
+		const stored = update("STORAGE", undefined, { storageSetting: { s3Config: s3("top-secret"), storages: [{ id: "a", name: "A", type: "S3", s3Config: s3("a-secret") }] } });
+		const next = update("STORAGE", stored, {
+			storageSetting: { s3Config: s3(""), storages: [{ id: "a", name: "A2", type: "S3", s3Config: s3("") }, { id: "b", name: "B", type: "S3", s3Config: s3("") }] }
+		});
+		expect((next.s3Config as SettingValue).accessKeySecret).toBe("top-secret");
+		expect((next.storages as SettingValue[]).map(s => (s.s3Config as SettingValue).accessKeySecret)).toEqual(["a-secret", ""]);
+		expect(JSON.stringify(toSettingJson("STORAGE", next, "admin"))).not.toMatch(/top-secret|a-secret/);
+	});
+
 	describe("SMTP password", () => {
 		const email = { enabled: true, smtpHost: "smtp.example.com", smtpPort: 587, smtpUsername: "memos", smtpPassword: "pw-1", fromEmail: "m@example.com", useTls: true };
 
