@@ -315,8 +315,12 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const doc = await this.attachmentCollection().findOne({ _id: id });
 				// External links have no bytes here; a soft-deleted memo's attachments are not served.
 				if (doc === null || doc.blobKey === null || doc.memoDeleted) throw attachmentNotFound(id);
-				// No share link exists before the share links of contract 7.11 are served.
-				if (ctx.params.shareToken !== undefined) throw notFound("share link not found");
+				// A share token grants its memo's attachments to whoever holds it, and anything else it names is NOT_FOUND (contract 8.5).
+				if (ctx.params.shareToken !== undefined) {
+					const shared = doc.memoId === null ? null : await ctx.call<{ memoId: string } | null, { token: unknown }>("memos.resolveShare", { token: ctx.params.shareToken });
+					if (shared === null || shared.memoId !== doc.memoId) throw notFound("share link not found");
+					return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: false };
+				}
 				const memo = doc.memoId === null ? undefined : (await this.memoInfo(ctx, [doc.memoId])).get(doc.memoId);
 				assertCanRead(doc, id, ctx.meta.user ?? null, memo);
 				return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: memo?.publicRead ?? false };
