@@ -60,7 +60,8 @@ describeCluster("cluster mode over NATS", () => {
 		await startService("gateway", { PORT: String(gatewayPort) });
 		await startService("auth");
 		await startService("instance");
-		await startService("memos,attachments,spaces");
+		await startService("memos,attachments");
+		await startService("spaces");
 		await startService("ai");
 		await waitForProfile();
 	}, 60000);
@@ -128,6 +129,26 @@ describeCluster("cluster mode over NATS", () => {
 		expect(rejected.headers.getSetCookie()[0]).toMatch(/^memos_refresh=; .*Max-Age=0$/);
 		const forged = await fetch(`${gatewayUrl}/api/v1/auth/me`, { headers: authHeaders(`${carol.accessToken}x`) });
 		expect(forged.status).toBe(401);
+	});
+
+	test("a member removed in the spaces process loses the space's memos in the memos process on the next request", async () => {
+		await signUp(gatewayUrl, "owner");
+		await signUp(gatewayUrl, "guest");
+		const [owner, guest] = [await signIn(gatewayUrl, "owner"), await signIn(gatewayUrl, "guest")];
+		const call = (session: typeof owner, method: string, route: string, body?: unknown) =>
+			fetch(`${gatewayUrl}/api/v1/${route}`, { method, headers: authHeaders(session), body: body === undefined ? undefined : JSON.stringify(body) });
+		expect((await call(owner, "POST", "spaces?spaceId=crew", { displayName: "Crew" })).status).toBe(200);
+		expect((await call(owner, "POST", "spaces/crew/members", { user: "users/guest" })).status).toBe(200);
+		const created = await call(owner, "POST", "memos", { content: "crew only", visibility: "SPACE", space: "spaces/crew" });
+		expect(created.status).toBe(200);
+		const { name } = (await created.json()) as { name: string };
+		// Read twice so the memos process holds the guest's memberships in its cache.
+		expect((await call(guest, "GET", name)).status).toBe(200);
+		expect((await call(guest, "GET", name)).status).toBe(200);
+		expect((await call(owner, "DELETE", "spaces/crew/members/guest")).status).toBe(200);
+		expect((await call(guest, "GET", name)).status).toBe(403);
+		const listed = (await (await call(guest, "GET", "memos")).json()) as { memos: { name: string }[] };
+		expect(listed.memos.map(m => m.name)).not.toContain(name);
 	});
 
 	test("a stopped instance process gives 503 code 14 at once, and 200 again after restart", async () => {
