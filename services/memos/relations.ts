@@ -102,13 +102,16 @@ export async function replaceReferences(relations: Collection<RelationDoc>, memo
 
 /**
  * What deleting a memo does to relations (contract 7.6): every reference from or to it goes,
- * and its comments lose their COMMENT relation, becoming ordinary memos (one multi update).
+ * its own COMMENT relation goes, and its comments lose theirs, becoming ordinary memos (one
+ * multi update).
  */
 export async function detachMemos(broker: ServiceBroker, memoIds: readonly string[]): Promise<void> {
 	if (memoIds.length === 0) return;
 	const ids = [...memoIds];
 	await relationCollection(broker).remove({ $or: [{ memoId: { $in: ids } }, { relatedMemoId: { $in: ids } }] }, { multi: true });
-	await documentsOf(broker).collection<MemoDoc>(MEMOS).update({ parentId: { $in: ids } }, { $set: { parentId: null } }, { multi: true });
+	await documentsOf(broker)
+		.collection<MemoDoc>(MEMOS)
+		.update({ $or: [{ parentId: { $in: ids } }, { _id: { $in: ids }, parentId: { $ne: null } }] }, { $set: { parentId: null } }, { multi: true });
 }
 
 type RelationsCtx<P> = Context<P, RequestMeta>;

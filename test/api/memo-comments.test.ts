@@ -163,4 +163,15 @@ describe("Deleting a commented memo (contract 7.6, rule 5)", () => {
 		expect(after.body.relations).toEqual([]);
 		expect((await api.list(bob(), { pageSize: "1000" })).body.memos.map(memo => memo.name)).toContain(child.name);
 	});
+
+	test("a deleted comment loses its own COMMENT relation too", async () => {
+		const parent = await created({ content: "stays", visibility: "PUBLIC" });
+		const child = await commented(alice(), parent.name, { content: "removed", visibility: "PUBLIC" });
+		expect((await api.remove(alice(), child.name)).status).toBe(200);
+		expect((await api.get(alice(), parent.name)).body.relations).toEqual([]);
+		expect((await listComments(alice(), parent.name)).body.memos).toEqual([]);
+		const listed = (await api.list(alice(), { pageSize: "1000", showDeleted: "true" })).body.memos.find(memo => memo.name === child.name);
+		expect(listed).toMatchObject({ relations: [] });
+		expect(listed).not.toHaveProperty("parent");
+	});
 });
