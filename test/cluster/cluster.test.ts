@@ -151,6 +151,44 @@ describeCluster("cluster mode over NATS", () => {
 		expect(listed.memos.map(m => m.name)).not.toContain(name);
 	});
 
+	test("comments, relations, reactions, share links and DeleteUser's clean-up through the gateway with memos in its own process", async () => {
+		await signUp(gatewayUrl, "writer");
+		await signUp(gatewayUrl, "reader");
+		const [writer, reader] = [await signIn(gatewayUrl, "writer"), await signIn(gatewayUrl, "reader")];
+		const call = async (session: typeof writer | null, method: string, route: string, body?: unknown) => {
+			const res = await fetch(`${gatewayUrl}/api/v1/${route}`, {
+				method,
+				headers: session === null ? {} : authHeaders(session),
+				body: body === undefined ? undefined : JSON.stringify(body)
+			});
+			const text = await res.text();
+			return { status: res.status, body: (text === "" ? {} : JSON.parse(text)) as Record<string, unknown> & { name: string } };
+		};
+		const post = (await call(writer, "POST", "memos", { content: "post", visibility: "PROTECTED" })).body;
+		const comment = await call(reader, "POST", `${post.name}/comments`, { content: "reply", visibility: "PROTECTED" });
+		expect(comment.body).toMatchObject({ parent: post.name, relations: [{ type: "COMMENT" }] });
+		const other = (await call(writer, "POST", "memos", { content: "other", relations: [{ relatedMemo: { name: post.name } }] })).body;
+		expect((await call(reader, "POST", `${post.name}/reactions`, { reaction: { reactionType: "👍" } })).status).toBe(200);
+		const seen = (await call(writer, "GET", post.name)).body;
+		expect((seen.relations as unknown[]).length).toBe(2);
+		expect(seen.reactions).toMatchObject([{ creator: "users/reader", reactionType: "👍" }]);
+		const share = (await call(writer, "POST", `${post.name}/shares`, {})).body;
+		const token = share.name.split("/")[3];
+		expect((await call(null, "GET", `shares/${token}/memo`)).body).toMatchObject({ name: post.name, relations: [] });
+		expect((await call(null, "GET", `memos/-/linkMetadata?url=${encodeURIComponent(`${gatewayUrl}/healthz`)}`)).status).toBe(401);
+		expect((await call(writer, "GET", `memos/-/linkMetadata?url=${encodeURIComponent(`${gatewayUrl}/healthz`)}`)).status).toBe(400);
+
+		// The first user, signed up by the transcription test.
+		const admin = await signIn(gatewayUrl, "admin");
+		expect((await call(admin, "DELETE", "users/writer")).status).toBe(200);
+		expect((await call(reader, "GET", post.name)).status).toBe(404);
+		expect((await call(reader, "GET", other.name)).status).toBe(404);
+		expect((await call(null, "GET", `shares/${token}/memo`)).status).toBe(404);
+		const survivor = await call(reader, "GET", comment.body.name);
+		expect(survivor.status).toBe(200);
+		expect(survivor.body).not.toHaveProperty("parent");
+	});
+
 	test("a stopped instance process gives 503 code 14 at once, and 200 again after restart", async () => {
 		expect(await procs.instance?.stop("SIGTERM")).toBe(0);
 		const res = await profile();
