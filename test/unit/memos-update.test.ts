@@ -62,7 +62,6 @@ describe("UpdateMemo input (contract 7.5)", () => {
 		["content,nope"],
 		["display_time"],
 		["attachments"],
-		["relations"],
 		["location.latitude"],
 		[["content", "pinned"]]
 	])("mask %p is INVALID_ARGUMENT", mask => {
