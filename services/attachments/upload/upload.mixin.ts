@@ -68,10 +68,13 @@ function uploadResponse(session: UploadSession): Record<string, unknown> {
 	return response;
 }
 
-/** A call routed to the node of a session that is gone (contract 8.4: lost like on a restart). */
+/**
+ * A call routed to the node of a session that is gone (contract 8.4: lost like on a restart):
+ * unknown to the registry, or known but disconnected (the request is rejected).
+ */
 function isNodeGone(err: unknown): boolean {
 	const name = (err as { name?: unknown }).name;
-	return name === "ServiceNotFoundError" || name === "ServiceNotAvailableError";
+	return name === "ServiceNotFoundError" || name === "ServiceNotAvailableError" || name === "RequestRejectedError";
 }
 
 const sessionNotFound = () => notFound("upload session not found");

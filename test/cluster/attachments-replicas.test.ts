@@ -1,0 +1,186 @@
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import S3rver from "s3rver";
+import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
+
+/**
+ * Two attachments processes behind one gateway over a real nats-server, sharing blobs in S3
+ * (s3rver on loopback): a chunked upload completes whichever replica each call reaches, since
+ * continuation calls are routed to the node holding the session (contract 8.4).
+ *
+ * Documents: MongoDB when MONGO_URL is set; otherwise each process has its own NeDB files, so
+ * the record lives only on the replica that completed the upload, and the other replica is
+ * stopped before the download (which also shows that a session's node being gone is NOT_FOUND).
+ */
+const natsBinary = findNatsServer();
+if (!natsBinary && process.env.CI === "true") throw new Error("nats-server is required in CI (apt-get install nats-server)");
+const describeCluster = natsBinary ? describe : describe.skip;
+
+const MAIN = path.resolve("dist/services/main.js");
+const MiB = 1024 * 1024;
+/** The issue's figure: 100 MiB in 25 chunks of 4 MiB. */
+const UPLOAD_SIZE = 100 * MiB;
+const CHUNK = 4 * MiB;
+const REPLICAS = ["attachments-a", "attachments-b"];
+
+describeCluster("two attachments replicas over NATS", () => {
+	let dataRoot: string;
+	let nats: Proc;
+	let natsUrl: string;
+	let gatewayUrl: string;
+	let s3rver: S3rver;
+	let s3Env: Record<string, string>;
+	let admin: Session;
+	const procs: Record<string, Proc> = {};
+
+	async function startService(nodeId: string, services: string, extra: Record<string, string> = {}): Promise<Proc> {
+		const proc = startProcess(process.execPath, [MAIN], {
+			SERVICES: services,
+			TRANSPORTER: natsUrl,
+			NODE_ID: nodeId,
+			DATA_DIR: path.join(dataRoot, nodeId),
+			HOST: "127.0.0.1",
+			PORT: String(await freePort()),
+			HEALTH_PORT: String(await freePort()),
+			METRICS_PORT: "0",
+			LOG_LEVEL: "warn",
+			...(process.env.MONGO_URL ? { MONGO_URL: process.env.MONGO_URL } : {}),
+			...extra
+		});
+		procs[nodeId] = proc;
+		return proc;
+	}
+
+	/** Whether the gateway's registry lists an available attachments node for each of `replicas`. */
+	async function replicasVisible(replicas = REPLICAS): Promise<boolean> {
+		const res = await fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
+		const view = (await res.json()) as { nodes: { nodeId: string; available: boolean; services: string[] }[] };
+		return replicas.every(id => view.nodes.some(node => node.nodeId === id && node.available && node.services.includes("attachments")));
+	}
+
+	beforeAll(async () => {
+		dataRoot = await mkdtemp(path.join(os.tmpdir(), "memos-replicas-"));
+		s3rver = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(dataRoot, "s3") });
+		const { port: s3Port } = await s3rver.run();
+		s3Env = { S3_ENDPOINT: "127.0.0.1", S3_PORT: String(s3Port), S3_USE_SSL: "false", S3_ACCESS_KEY: "S3RVER", S3_SECRET_KEY: "S3RVER", S3_BUCKET: "memos-replicas" };
+
+		const natsPort = await freePort();
+		natsUrl = `nats://127.0.0.1:${natsPort}`;
+		nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort)], {});
+		await waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
+
+		const gatewayPort = await freePort();
+		gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+		await startService("gateway", "gateway", { PORT: String(gatewayPort) });
+		await startService("auth", "auth");
+		await startService("instance", "instance");
+		await startService("memos", "memos,spaces,ai");
+		await waitFor("the profile through the gateway", async () => ((await fetch(`${gatewayUrl}/api/v1/instance/profile`)).status === 200 ? true : undefined), 60000);
+		await signUp(gatewayUrl, "admin");
+		admin = await signIn(gatewayUrl, "admin");
+		// One after the other, so that only the first creates the bucket.
+		for (const replica of REPLICAS) {
+			await startService(replica, "attachments", s3Env);
+			await waitFor(replica, async () => ((await replicasVisible([replica])) ? true : undefined), 60000);
+		}
+		const storage = await fetch(`${gatewayUrl}/api/v1/instance/settings/STORAGE?updateMask=storage_setting.upload_size_limit_mb`, {
+			method: "PATCH",
+			headers: authHeaders(admin),
+			body: JSON.stringify({ storageSetting: { uploadSizeLimitMb: "100" } })
+		});
+		expect(storage.status).toBe(200);
+	}, 120000);
+
+	afterAll(async () => {
+		await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
+		await nats?.stop("SIGKILL");
+		await s3rver?.close();
+		if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
+	});
+
+	const upload = (body: Record<string, unknown>) =>
+		fetch(`${gatewayUrl}/api/v1/attachments:upload`, { method: "POST", headers: authHeaders(admin), body: JSON.stringify(body), signal: AbortSignal.timeout(120000) });
+
+	/** The replica holding a session: the upload id names it (`<random>.<node id in base64url>`). */
+	const holderOf = (uploadId: string) => Buffer.from(uploadId.split(".")[1] as string, "base64url").toString("utf8");
+
+	test(
+		"a 100 MiB upload in 25 chunks completes whichever replica each call reaches, and downloads byte-identical",
+		async () => {
+			const source = Buffer.alloc(UPLOAD_SIZE);
+			for (let i = 0; i < UPLOAD_SIZE; i += 4) source.writeUInt32LE((i * 2654435761) >>> 0, i);
+			const sourceSha = createHash("sha256").update(source).digest("hex");
+
+			// The setting reaches the replicas through the update event; until then the old limit answers 400.
+			const opened = await waitFor(
+				"the raised upload limit",
+				async () => {
+					const res = await upload({ spec: { filename: "big.bin", size: String(UPLOAD_SIZE), attachmentId: "replicated" } });
+					return res.status === 200 ? ((await res.json()) as { uploadId: string }) : undefined;
+				},
+				10000
+			);
+			const holder = holderOf(opened.uploadId);
+			expect(REPLICAS).toContain(holder);
+
+			let attachment: { name: string; size: string } | undefined;
+			for (let offset = 0, n = 0; offset < UPLOAD_SIZE; offset += CHUNK, n++) {
+				const res = await upload({ uploadId: opened.uploadId, offset: String(offset), content: source.subarray(offset, offset + CHUNK).toString("base64") });
+				expect(res.status).toBe(200);
+				const body = (await res.json()) as { nextOffset: string; attachment?: { name: string; size: string } };
+				expect(body.nextOffset).toBe(String(Math.min(offset + CHUNK, UPLOAD_SIZE)));
+				// Status queries too reach either replica and answer the same state.
+				if (n % 5 === 0) expect(((await (await upload({ uploadId: opened.uploadId })).json()) as { nextOffset: string }).nextOffset).toBe(body.nextOffset);
+				attachment = body.attachment;
+			}
+			expect(attachment).toMatchObject({ name: "attachments/replicated", size: String(UPLOAD_SIZE) });
+
+			if (!process.env.MONGO_URL) {
+				const other = REPLICAS.find(id => id !== holder) as string;
+				await procs[other]?.stop("SIGKILL");
+				await waitFor("the registry to drop the stopped replica", async () => {
+					const res = await fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
+					const view = (await res.json()) as { nodes: { nodeId: string; available: boolean }[] };
+					return view.nodes.some(node => node.nodeId === other && node.available) ? undefined : true;
+				});
+			}
+			const file = await fetch(`${gatewayUrl}/file/attachments/replicated`, { headers: { Authorization: `Bearer ${admin.accessToken}` }, signal: AbortSignal.timeout(120000) });
+			expect(file.status).toBe(200);
+			expect(file.headers.get("etag")).toBe(`"${sourceSha}"`);
+			const hash = createHash("sha256");
+			let received = 0;
+			for await (const chunk of file.body as unknown as AsyncIterable<Uint8Array>) {
+				hash.update(chunk);
+				received += chunk.length;
+			}
+			expect(received).toBe(UPLOAD_SIZE);
+			expect(hash.digest("hex")).toBe(sourceSha);
+
+			const range = await fetch(`${gatewayUrl}/file/attachments/replicated`, { headers: { Authorization: `Bearer ${admin.accessToken}`, Range: "bytes=50000000-50000009" } });
+			expect(range.status).toBe(206);
+			expect(Buffer.from(await range.arrayBuffer()).equals(source.subarray(50000000, 50000010))).toBe(true);
+		},
+		300000
+	);
+
+	test("a session whose node is gone is NOT_FOUND from any replica", async () => {
+		const alive = REPLICAS.filter(id => procs[id]?.child.exitCode === null && procs[id]?.child.signalCode === null);
+		const res = await upload({ spec: { filename: "lost.bin", size: "8" } });
+		expect(res.status).toBe(200);
+		const { uploadId } = (await res.json()) as { uploadId: string };
+		const holder = holderOf(uploadId);
+		expect(alive).toContain(holder);
+		if (alive.length < 2) await startService(REPLICAS.find(id => id !== holder) as string, "attachments", s3Env);
+		await waitFor("both attachments replicas", async () => ((await replicasVisible()) ? true : undefined), 60000);
+		await procs[holder]?.stop("SIGKILL");
+		await waitFor("the registry to drop the session's node", async () => ((await replicasVisible()) ? undefined : true));
+		for (let i = 0; i < 3; i++) {
+			const lost = await upload({ uploadId, offset: "0", content: Buffer.from("abcdefgh").toString("base64") });
+			expect(lost.status).toBe(404);
+			expect(await lost.json()).toMatchObject({ code: 5, details: [] });
+		}
+	}, 120000);
+});
