@@ -277,6 +277,17 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			}
 		},
 
+		/** For DeleteUser (contract 2.4): every attachment of the user, with its bytes; idempotent. */
+		deleteUserData: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ userId?: string }>): Promise<void> {
+				const userId = ctx.params.userId;
+				if (typeof userId !== "string" || userId === "") return;
+				await this.removeAttachments(await this.attachmentCollection().find({ creatorId: userId }));
+				for (const session of this.uploads.all()) if (session.userId === userId) await this.discardUpload(session);
+			}
+		},
+
 		/** For the memos service: a soft-deleted memo's attachments are kept but neither listed nor served (contract 7.6). */
 		setMemosDeleted: {
 			visibility: "public",

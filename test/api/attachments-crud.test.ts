@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
 import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
+import { signIn, signUp, startPopulatedApp, type Population, type Session } from "../support/users.js";
 import { memoClient, type Answer } from "./memos-client.js";
 
 let app: EmbeddedApp & Population;
@@ -219,5 +221,18 @@ describe("BatchDeleteAttachments (contract 8.3)", () => {
 		["not a list", "attachments/abc"]
 	])("%s is INVALID_ARGUMENT", async (_what, names) => {
 		expectError(await batchDelete(alice(), names), 400, 3);
+	});
+});
+
+describe("DeleteUser (contract 2.4)", () => {
+	test("removes the user's attachments and their bytes", async () => {
+		await signUp(app.baseUrl, "leaving", undefined, { accessToken: admin().accessToken });
+		const leaving = await signIn(app.baseUrl, "leaving");
+		const attachment = await created({ filename: "mine.txt", content: "AAEC" }, leaving);
+		const blobs = async () => (await readdir(path.join(app.dataDir, "blobs", "attachments"))).length;
+		const before = await blobs();
+		expect((await api.request("DELETE", "/users/leaving", { as: admin() })).status).toBe(200);
+		expectError(await api.request("GET", `/${attachment.name}`, { as: admin() }), 404, 5);
+		expect(await blobs()).toBe(before - 1);
 	});
 });
