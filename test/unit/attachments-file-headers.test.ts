@@ -1,0 +1,99 @@
+import fc from "fast-check";
+import { contentDisposition, notModified, readRange, servedContentType, type FileInfo } from "../../services/gateway/file-headers.js";
+import { parseFilename, parseType, uploadLimitBytes } from "../../services/attachments/attachment-fields.js";
+import { newUploadId, nodeOfUploadId } from "../../services/attachments/upload/upload-sessions.js";
+
+const INFO: FileInfo = { size: 1234, sha256: "ab".repeat(32), type: "image/png", filename: "a.png", createTime: Date.UTC(2025, 2, 1, 9, 30) };
+const ETAG = `"${INFO.sha256}"`;
+
+describe("Range (contract 8.5)", () => {
+	test.each([
+		["bytes=0-499", { kind: "partial", start: 0, end: 499 }],
+		["bytes=500-", { kind: "partial", start: 500, end: 1233 }],
+		["bytes=-500", { kind: "partial", start: 734, end: 1233 }],
+		["bytes=1233-1233", { kind: "partial", start: 1233, end: 1233 }],
+		["bytes=1000-99999", { kind: "partial", start: 1000, end: 1233 }],
+		["bytes=1234-", { kind: "unsatisfiable" }],
+		["bytes=-0", { kind: "unsatisfiable" }],
+		["bytes=0-0,5-6", { kind: "whole" }],
+		["bytes=9-1", { kind: "whole" }],
+		["bytes=abc", { kind: "whole" }],
+		["bytes=-", { kind: "whole" }],
+		["octets=0-1", { kind: "whole" }]
+	])("%s", (header, expected) => {
+		expect(readRange(header, undefined, INFO)).toEqual(expected);
+	});
+
+	test("If-Range: the current ETag or Last-Modified keeps the range; anything else asks for the whole body", () => {
+		expect(readRange("bytes=0-1", ETAG, INFO).kind).toBe("partial");
+		expect(readRange("bytes=0-1", new Date(INFO.createTime).toUTCString(), INFO).kind).toBe("partial");
+		expect(readRange("bytes=0-1", '"other"', INFO).kind).toBe("whole");
+		expect(readRange("bytes=0-1", `W/${ETAG}`, INFO).kind).toBe("whole");
+	});
+
+	test("a partial answer always lies inside the object", () => {
+		fc.assert(
+			fc.property(fc.nat(10_000), fc.string(), (size, tail) => {
+				const answer = readRange(`bytes=${tail}`, undefined, { ...INFO, size });
+				if (answer.kind === "partial") return answer.start >= 0 && answer.start <= answer.end && answer.end < size;
+				return true;
+			})
+		);
+	});
+});
+
+test("If-None-Match compares weakly and accepts lists and *", () => {
+	expect(notModified(ETAG, ETAG)).toBe(true);
+	expect(notModified(`"x", W/${ETAG}`, ETAG)).toBe(true);
+	expect(notModified("*", ETAG)).toBe(true);
+	expect(notModified('"x"', ETAG)).toBe(false);
+	expect(notModified(undefined, ETAG)).toBe(false);
+});
+
+test("active content is never served as itself; text gets a charset", () => {
+	expect(servedContentType("text/html")).toBe("application/octet-stream");
+	expect(servedContentType("image/svg+xml")).toBe("application/octet-stream");
+	expect(servedContentType("text/csv")).toBe("text/csv; charset=utf-8");
+	expect(servedContentType("image/webp")).toBe("image/webp");
+});
+
+test("Content-Disposition escapes quotes, backslashes and non-ASCII in the fallback and percent-encodes filename*", () => {
+	expect(contentDisposition("application/octet-stream", 'a"b\\c 100%.bin')).toBe(`attachment; filename="a_b_c 100_.bin"; filename*=UTF-8''a%22b%5Cc%20100%25.bin`);
+	expect(contentDisposition("audio/mpeg", "日本's (1).mp3")).toBe(`inline; filename="__'s (1).mp3"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%27s%20%281%29.mp3`);
+});
+
+describe("attachment fields (contract 4.6, 8.2)", () => {
+	test.each(["a/b", "a\\b", "a\0b", ".", "..", " a", "a ", "a.", "x".repeat(256), ""])("filename %j is refused", name => {
+		expect(() => parseFilename(name, "filename")).toThrow(expect.objectContaining({ type: "INVALID_ARGUMENT" }));
+	});
+
+	test("filenames of 255 bytes with inner dots and spaces are accepted", () => {
+		expect(parseFilename(`${"é".repeat(125)}.txt`, "f")).toHaveLength(129);
+		expect(parseFilename("my report.v2.pdf", "f")).toBe("my report.v2.pdf");
+	});
+
+	test("types lose their parameters and case; non media types are refused", () => {
+		expect(parseType("Image/PNG; q=1", "type")).toBe("image/png");
+		expect(parseType("application/vnd.ms-excel", "type")).toBe("application/vnd.ms-excel");
+		expect(parseType("", "type")).toBe("");
+		for (const bad of ["image", "image/", "/png", "image/png/x", "ima ge/png", "*/*", 7]) {
+			expect(() => parseType(bad, "type")).toThrow(expect.objectContaining({ type: "INVALID_ARGUMENT" }));
+		}
+	});
+
+	test("the upload limit is the STORAGE setting in MiB, 0 meaning 30", () => {
+		expect(uploadLimitBytes({ uploadSizeLimitMb: 1 })).toBe(1024 * 1024);
+		expect(uploadLimitBytes({ uploadSizeLimitMb: 0 })).toBe(30 * 1024 * 1024);
+		expect(uploadLimitBytes({})).toBe(30 * 1024 * 1024);
+	});
+});
+
+test("upload ids name the node that holds the session", () => {
+	for (const node of ["attachments-7f9c-2", "node.with.dots", "ünïcode"]) {
+		const { id, key } = newUploadId(node);
+		expect(id.startsWith(`${key}.`)).toBe(true);
+		expect(nodeOfUploadId(id)).toBe(node);
+	}
+	expect(nodeOfUploadId("Vb7Hk2LmQ9xTz4WcN8pRs3")).toBeNull();
+	expect(nodeOfUploadId("short.bm9kZQ")).toBeNull();
+});
