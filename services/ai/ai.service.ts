@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { unauthenticated } from "../../shared/errors.js";
@@ -41,7 +42,8 @@ const AiService: ServiceSchema<AiSettings, InstanceSettingsMethods> = {
 			...TRANSCRIBE_LIMITS,
 			async handler(ctx: Context<Record<string, unknown>, RequestMeta>): Promise<{ text: string }> {
 				if (!ctx.meta.user) throw unauthenticated();
-				const audio = await parseTranscribeRequest(ctx.params);
+				// The call stream is a Readable (Moleculer types it as a plain Stream).
+				const audio = await parseTranscribeRequest(ctx.params, (ctx.stream as Readable | null) ?? null);
 				const target = resolveTranscriptionTarget(await this.instanceSetting("AI"));
 				return { text: await transcribeWithOpenAi(target, audio, this.settings.providerTimeoutMs) };
 			}

@@ -1,5 +1,7 @@
+import type { Readable } from "node:stream";
 import { invalidArgument } from "../../shared/errors.js";
-import { parseBytes } from "../../shared/proto-json.js";
+import { collectBytes } from "../../shared/runtime/stream-bytes.js";
+import { STREAM_LENGTH_PARAM } from "../gateway/bytes-field.js";
 import { AUDIO_TYPES, defaultFilename, resolveAudioType } from "./audio-type.js";
 
 /** Contract 12 and 14: the audio a transcription takes. */
@@ -21,32 +23,25 @@ function optionalString(input: Obj, camel: string, snake: string, field: string)
 	return value;
 }
 
-/** Bytes a base64 text decodes to, without decoding it. */
-function decodedLength(base64: string): number {
-	let end = base64.length;
-	while (end > 0 && base64[end - 1] === "=") end--;
-	return Math.floor((end * 3) / 4);
-}
-
 /**
  * The TranscribeRequest's audio, checked in the contract's order (the caller is already
  * known to be signed in): present, no `uri`, content non-empty, at most 25 MiB, filename
- * at most 255 characters, an accepted content type. The base64 is decoded once.
+ * at most 255 characters, an accepted content type. `audio.content` arrives decoded as the
+ * call's stream (the gateway's bytesField), its length in `$streamLength`; it is read only
+ * once the checks that need no bytes have passed.
  */
-export async function parseTranscribeRequest(params: Obj): Promise<Audio> {
+export async function parseTranscribeRequest(params: Obj, content: Readable | null): Promise<Audio> {
 	const audio = params.audio;
 	if (audio === undefined || audio === null) throw invalidArgument("audio is required");
 	if (typeof audio !== "object" || Array.isArray(audio)) throw invalidArgument("audio must be an object");
 	const input = audio as Obj;
 	if (optionalString(input, "uri", "uri", "audio.uri") !== "") throw invalidArgument("audio.uri is not supported; send the bytes in audio.content");
-	const content = input.content;
-	if (content === undefined || content === null || content === "") throw invalidArgument("audio.content must not be empty");
-	if (typeof content !== "string") throw invalidArgument("audio.content must be base64");
-	if (decodedLength(content) > MAX_AUDIO_BYTES) throw invalidArgument("audio.content is larger than 25 MiB");
-	const bytes = parseBytes(content, "audio.content");
-	if (bytes.length === 0) throw invalidArgument("audio.content must not be empty");
+	const length = params[STREAM_LENGTH_PARAM];
+	if (content === null || typeof length !== "number" || length === 0) throw invalidArgument("audio.content must not be empty");
+	if (length > MAX_AUDIO_BYTES) throw invalidArgument("audio.content is larger than 25 MiB");
 	const filename = optionalString(input, "filename", "filename", "audio.filename");
 	if ([...filename].length > MAX_FILENAME_CHARS) throw invalidArgument(`audio.filename must be at most ${MAX_FILENAME_CHARS} characters`);
+	const bytes = await collectBytes(content, length);
 	const given = optionalString(input, "contentType", "content_type", "audio.contentType");
 	const contentType = await resolveAudioType(given, filename, bytes);
 	if (contentType === undefined || !AUDIO_TYPES.has(contentType)) {

@@ -88,13 +88,14 @@ describeCluster("cluster mode over NATS", () => {
 		expect(await res.json()).toEqual({ status: "ready" });
 	});
 
-	test("transcription runs in the ai process, which drops its cached AI setting when the instance process updates it", async () => {
+	test("transcription runs in the ai process, which drops its cached AI setting when the instance process updates it; audio larger than a NATS message crosses as a stream", async () => {
 		const transcriber = new TranscriptionServer();
 		const endpoint = await transcriber.start();
 		try {
 			await signUp(gatewayUrl, "admin");
 			const admin = await signIn(gatewayUrl, "admin");
-			const wav = Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WAVEfmt "), Buffer.alloc(32, 7)]);
+			// 3 MiB: over NATS's default 1 MB message limit, so it only arrives whole as a call stream.
+			const wav = Buffer.concat([Buffer.from("RIFF"), Buffer.alloc(4), Buffer.from("WAVEfmt "), Buffer.alloc(3 * 1024 * 1024, 7)]);
 			const transcribe = () =>
 				fetch(`${gatewayUrl}/api/v1/ai:transcribe`, { method: "POST", headers: authHeaders(admin), body: JSON.stringify({ audio: { content: wav.toString("base64"), filename: "note.wav" } }) });
 			const unconfigured = await transcribe();

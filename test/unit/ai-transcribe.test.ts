@@ -1,6 +1,8 @@
 import { ServiceError } from "../../shared/errors.js";
 import { defaultFilename, essence, resolveAudioType, typeFromFilename } from "../../services/ai/audio-type.js";
+import { Readable } from "node:stream";
 import { MAX_AUDIO_BYTES, parseTranscribeRequest } from "../../services/ai/transcribe-request.js";
+import { takeBytes } from "../../services/gateway/bytes-field.js";
 import { resolveTranscriptionTarget } from "../../services/ai/transcription-provider.js";
 
 async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
@@ -52,9 +54,15 @@ describe("audio content types", () => {
 	});
 });
 
+/** The request as the ai action receives it: the gateway has moved `audio.content` into the call stream. */
+async function transcribeRequest(params: Record<string, unknown>) {
+	const bytes = takeBytes(params, "audio.content");
+	return parseTranscribeRequest(params, bytes ? Readable.from([bytes], { objectMode: false }) : null);
+}
+
 describe("TranscribeRequest checks, in the contract's order", () => {
 	test("a valid request decodes the bytes once and keeps name and type", async () => {
-		const audio = await parseTranscribeRequest({ audio: { content: b64(WAV), filename: "memo.wav", content_type: "audio/mpeg" } });
+		const audio = await transcribeRequest({ audio: { content: b64(WAV), filename: "memo.wav", content_type: "audio/mpeg" } });
 		expect(audio.bytes.equals(WAV)).toBe(true);
 		expect(audio).toMatchObject({ filename: "memo.wav", contentType: "audio/mpeg" });
 	});
@@ -68,13 +76,13 @@ describe("TranscribeRequest checks, in the contract's order", () => {
 		["unsupported type", { audio: { content: b64(WAV), contentType: "image/png" } }, "image/png"],
 		["content of the wrong JSON type", { audio: { content: 12 } }, "content"]
 	])("%s", async (_name, params, fragment) => {
-		const err = await rejection(parseTranscribeRequest(params));
+		const err = await rejection(transcribeRequest(params));
 		expect(err.type).toBe("INVALID_ARGUMENT");
 		expect(err.message).toContain(fragment);
 	});
 
 	test("exactly 25 MiB is accepted", async () => {
-		const audio = await parseTranscribeRequest({ audio: { content: b64(Buffer.alloc(MAX_AUDIO_BYTES)), filename: "a.wav" } });
+		const audio = await transcribeRequest({ audio: { content: b64(Buffer.alloc(MAX_AUDIO_BYTES)), filename: "a.wav" } });
 		expect(audio.bytes.length).toBe(MAX_AUDIO_BYTES);
 	});
 });

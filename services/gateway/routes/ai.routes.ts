@@ -9,6 +9,7 @@ export const aiRoutes: RouteSpec[] = [
 		action: "ai.transcribe",
 		access: "signed-in",
 		body: "*",
+		bytesField: "audio.content",
 		summary: "Transcribes audio (base64, up to 25 MiB) with the provider configured in the AI setting."
 	}
 ];
