@@ -225,6 +225,27 @@ const OPERATIONS: Operation[] = [
 		}
 	},
 	{
+		name: "file route with the share token of another memo",
+		run: async (caller, v) => {
+			const session = caller.session();
+			const other = v === "PUBLIC" ? fixture.PROTECTED.share : fixture.PUBLIC.share;
+			const res = await fetch(`${app.baseUrl}/file/${fixture[v].attachment}?share_token=${other}`, { headers: session === null ? {} : authHeaders(session) });
+			expect(await res.text()).not.toContain(v);
+			return statusOutcome(res);
+		},
+		expected: () => 404
+	},
+	{
+		name: "file route with the memo's share token (the creator's explicit grant)",
+		run: async (caller, v) => {
+			const session = caller.session();
+			const res = await fetch(`${app.baseUrl}/file/${fixture[v].attachment}?share_token=${fixture[v].share}`, { headers: session === null ? {} : authHeaders(session) });
+			await res.arrayBuffer();
+			return statusOutcome(res);
+		},
+		expected: () => "readable"
+	},
+	{
 		name: `ListAttachments filter space == "${SPACE}"`,
 		run: async (caller, v) => {
 			const res = await api.request<{ attachments: { name: string }[] }>("GET", "/attachments", { as: caller.session(), query: { filter: `space == "${SPACE}"` } });
