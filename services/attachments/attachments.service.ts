@@ -277,6 +277,17 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			}
 		},
 
+		/** For InstanceStats (contract 4.11, services/instance/stats.ts): counters of what this service owns. */
+		stats: {
+			visibility: "public",
+			async handler(): Promise<{ attachmentCount: number; attachmentBytes: number; localStorageBytes: number }> {
+				const sizes = await this.attachmentCollection().find({}, { projection: { size: 1 } });
+				const attachmentBytes = sizes.reduce((sum, doc) => sum + doc.size, 0);
+				// Local files hold exactly the stored attachments' bytes; S3 usage is not ours to measure.
+				return { attachmentCount: sizes.length, attachmentBytes, localStorageBytes: blobsOf(this.broker).kind === "local" ? attachmentBytes : -1 };
+			}
+		},
+
 		/** For DeleteUser (contract 2.4): every attachment of the user, with its bytes; idempotent. */
 		deleteUserData: {
 			visibility: "public",

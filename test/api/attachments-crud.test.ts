@@ -224,6 +224,21 @@ describe("BatchDeleteAttachments (contract 8.3)", () => {
 	});
 });
 
+describe("InstanceStats (contract 4.11)", () => {
+	test("counts the attachments and their bytes", async () => {
+		const stats = await api.request<{ attachmentCount: number; attachmentBytes: string; localStorageBytes: string }>("GET", "/instance/stats", { as: admin() });
+		const all = [...app.users, admin()];
+		let count = 0;
+		let bytes = 0;
+		for (const user of all) {
+			const listed = await api.request<{ attachments: Attachment[] }>("GET", "/attachments", { as: user, query: { pageSize: "1000" } });
+			count += listed.body.attachments.length;
+			bytes += listed.body.attachments.reduce((sum, a) => sum + Number(a.size), 0);
+		}
+		expect(stats.body).toMatchObject({ attachmentCount: count, attachmentBytes: String(bytes), localStorageBytes: String(bytes) });
+	});
+});
+
 describe("DeleteUser (contract 2.4)", () => {
 	test("removes the user's attachments and their bytes", async () => {
 		await signUp(app.baseUrl, "leaving", undefined, { accessToken: admin().accessToken });
