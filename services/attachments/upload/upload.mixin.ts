@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../../shared/caller.js";
-import { alreadyExists, failedPrecondition, invalidArgument, notFound, resourceExhausted } from "../../../shared/errors.js";
+import { alreadyExists, failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../../shared/errors.js";
 import { resolveId } from "../../../shared/ids.js";
 import { parseName } from "../../../shared/names.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
@@ -93,7 +93,7 @@ export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, Attachment
 				const caller = ctx.meta.user;
 				const body = ctx.stream as Readable | null;
 				try {
-					if (!caller) throw notFound("upload session not found");
+					if (!caller) throw unauthenticated();
 					const spec = ctx.params.spec ?? undefined;
 					const uploadId = ctx.params.uploadId === undefined || ctx.params.uploadId === "" ? undefined : ctx.params.uploadId;
 					if ((spec === undefined) === (uploadId === undefined)) throw invalidArgument("exactly one of spec and uploadId is required");
