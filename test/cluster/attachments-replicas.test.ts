@@ -183,4 +183,22 @@ describeCluster("two attachments replicas over NATS", () => {
 			expect(await lost.json()).toMatchObject({ code: 5, details: [] });
 		}
 	}, 120000);
+
+	test("memo links, memo responses, the refresh-cookie download and a purge work across the memos and attachments processes", async () => {
+		// The previous test leaves one replica, whose own NeDB files hold what this test creates.
+		const api = (method: string, route: string, body?: unknown) =>
+			fetch(`${gatewayUrl}/api/v1${route}`, { method, headers: authHeaders(admin), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+		const memo = (await (await api("POST", "/memos", { content: "with a file" })).json()) as { name: string };
+		const created = await api("POST", "/attachments", { filename: "note.txt", content: Buffer.from("across processes").toString("base64"), memo: memo.name });
+		expect(created.status).toBe(200);
+		const attachment = (await created.json()) as { name: string };
+		const got = (await (await api("GET", `/${memo.name}`)).json()) as { attachments: { name: string }[] };
+		expect(got.attachments.map(a => a.name)).toEqual([attachment.name]);
+		expect(((await (await api("GET", `/${memo.name}/attachments`)).json()) as { attachments: { name: string }[] }).attachments.map(a => a.name)).toEqual([attachment.name]);
+		const file = await fetch(`${gatewayUrl}/file/${attachment.name}`, { headers: { Cookie: admin.cookie } });
+		expect(file.status).toBe(200);
+		expect(await file.text()).toBe("across processes");
+		expect((await api("DELETE", `/${memo.name}?force=true`)).status).toBe(200);
+		expect((await fetch(`${gatewayUrl}/file/${attachment.name}`, { headers: { Cookie: admin.cookie } })).status).toBe(404);
+	}, 60000);
 });
