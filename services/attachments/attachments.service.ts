@@ -3,7 +3,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { parseOrderBy, type OrderField } from "../../shared/cel/order-by.js";
 import { BlobNotFoundError, type ByteRange } from "../../shared/blob/blob-store.js";
-import { alreadyExists, failedPrecondition, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
 import { parseInt32 } from "../../shared/proto-json.js";
@@ -19,7 +19,7 @@ import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
 import { DEFAULT_TYPE, parseFilename, typeFromFilename, uploadLimitBytes } from "./attachment-fields.js";
 import { toAttachmentJson } from "./attachment-json.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
-import { parseMemoAttachmentNames } from "./memo-links.js";
+import { checkLinks, parseMemoAttachmentNames, replaceLinks, type LinkTarget } from "./memo-links.js";
 import { listScope } from "./space-widening.js";
 import type { FileAccess } from "../gateway/file-route.js";
 import { compileAttachmentFilter, parseAttachmentFilter } from "./filter/attachment-filter.js";
@@ -217,19 +217,23 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
 				if (memo === undefined) throw notFound(`memo "memos/${memoId}" not found`);
 				if (caller.id !== memo.creatorId && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
-				const attachments = this.attachmentCollection();
-				const docs = new Map((await attachments.find({ _id: { $in: ids } })).map(doc => [doc._id, doc]));
-				for (const id of ids) {
-					const doc = docs.get(id);
-					if (doc?.memoId === memoId) continue;
-					if (doc === undefined || doc.creatorId !== memo.creatorId) throw attachmentNotFound(id);
-					if (doc.memoId !== null) throw failedPrecondition(`attachment "attachments/${id}" is linked to another memo`);
-				}
-				await attachments.update({ memoId, _id: { $nin: ids } }, { $set: { memoId: null, spaceId: null, memoSpaceReadable: false, memoPosition: 0, memoDeleted: false } }, { multi: true });
-				for (const [position, id] of ids.entries()) {
-					await attachments.update({ _id: id }, { $set: { memoId, spaceId: memo.spaceId, memoSpaceReadable: memo.spaceReadable, memoPosition: position, memoDeleted: false } });
-				}
+				await checkLinks(this.attachmentCollection(), memo, ids);
+				await replaceLinks(this.attachmentCollection(), memo, ids);
 				await ctx.call("memos.touch", { memoId, time: ctx.meta.requestTime ?? Date.now() });
+			}
+		},
+
+		/**
+		 * For the memos service: the `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5)
+		 * under the rules of SetMemoAttachments, checked first (`apply` false), applied once the
+		 * memo is written (`apply` true).
+		 */
+		linkForMemo: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }>): Promise<void> {
+				const ids = parseMemoAttachmentNames(ctx.params.attachments);
+				if (ctx.params.apply === true) await replaceLinks(this.attachmentCollection(), ctx.params.memo, ids);
+				else await checkLinks(this.attachmentCollection(), ctx.params.memo, ids);
 			}
 		},
 
