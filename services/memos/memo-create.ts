@@ -27,18 +27,8 @@ export interface CreateMemoInput {
 	spaceId: string | null;
 	createTime: number | undefined;
 	updateTime: number | undefined;
-}
-
-/**
- * Attachments on create follow SetMemoAttachments, which comes with its own issue; until then
- * only the empty list (what clients send by default) is accepted, so that nothing a client
- * asks for is silently dropped. Relations are read by the service (relations.ts).
- */
-function refuseUnsupportedList(body: Record<string, unknown>, jsonName: string): void {
-	const value = fieldOf(body, jsonName);
-	if (value === undefined) return;
-	if (!Array.isArray(value)) throw invalidArgument(`${jsonName} must be a list`);
-	if (value.length > 0) throw invalidArgument(`${jsonName} on create are not supported yet`);
+	/** The body's `attachments`, unparsed: the attachments service applies them (contract 7.3, 7.9). */
+	attachments: unknown;
 }
 
 /**
@@ -54,7 +44,6 @@ export function parseCreateMemo(params: CreateMemoParams, contentLimit: number):
 	const visibility = readVisibility(fieldOf(body, "visibility"));
 	const spaceId = readSpace(fieldOf(body, "space"));
 	if (visibility === "SPACE" && spaceId === null) throw invalidArgument("visibility SPACE requires a space");
-	refuseUnsupportedList(body, "attachments");
 	return {
 		id,
 		content,
@@ -63,6 +52,7 @@ export function parseCreateMemo(params: CreateMemoParams, contentLimit: number):
 		location: readLocation(fieldOf(body, "location")),
 		spaceId,
 		createTime: readTime(fieldOf(body, "createTime"), "createTime"),
-		updateTime: readTime(fieldOf(body, "updateTime"), "updateTime")
+		updateTime: readTime(fieldOf(body, "updateTime"), "updateTime"),
+		attachments: fieldOf(body, "attachments")
 	};
 }

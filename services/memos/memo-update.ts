@@ -29,9 +29,6 @@ export const UPDATE_MEMO_PATHS = [
 	"space"
 ] as const;
 
-/** Paths whose operations (SetMemoAttachments, SetMemoRelations) arrive with later issues. */
-const NOT_YET_SUPPORTED = new Set(["attachments"]);
-
 export interface UpdateMemoParams {
 	updateMask?: unknown;
 	patch?: unknown;
@@ -46,6 +43,8 @@ export interface MemoChanges {
 	createTime?: number;
 	location?: MemoLocation | null;
 	spaceId?: string | null;
+	/** The body's `attachments`, unparsed: the attachments service applies them (contract 7.9). */
+	attachments?: unknown;
 	/** The body's `relations`, unparsed: they are read against the memo's id (relations.ts, parseReferences). */
 	relations?: unknown;
 	/** Always set: the given time when `update_time` is masked, else now (contract 7.5). */
@@ -59,7 +58,6 @@ export function parseUpdateMemo(params: UpdateMemoParams, contentLimit: number, 
 	const body = memoBody(params.patch, "memo");
 	const changes: MemoChanges = { updateTime: now };
 	for (const path of paths) {
-		if (NOT_YET_SUPPORTED.has(path)) throw invalidArgument(`updateMask path "${path}" is not supported yet`);
 		switch (path) {
 			case "content":
 				changes.content = readContent(fieldOf(body, "content"), contentLimit);
@@ -90,6 +88,9 @@ export function parseUpdateMemo(params: UpdateMemoParams, contentLimit: number, 
 				break;
 			case "relations":
 				changes.relations = fieldOf(body, "relations") ?? [];
+				break;
+			case "attachments":
+				changes.attachments = fieldOf(body, "attachments") ?? [];
 				break;
 		}
 	}

@@ -15,7 +15,8 @@ import { candidateQuery } from "./list-query.js";
 import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
-import { assertCanPlace } from "./memo-spaces.js";
+import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
+import type { LinkTarget } from "../attachments/memo-links.js";
 import { MemoSpacesMixin, type MemoSpacesMethods } from "./memo-spaces.mixin.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
@@ -82,6 +83,11 @@ type MemoCtx<P> = Context<P, RequestMeta>;
 export type MemosThis = Service<MemosSettings> & MemosVars & MemosMethods;
 /** Action objects kept in their own modules (comments.ts, relations.ts, …) and spread into `actions`. */
 export type MemosActions = NonNullable<ServiceSchema<MemosSettings, MemosMethods, MemosVars>["actions"]>;
+
+/** What the attachments service needs to link attachments to `memo` (contract 7.9). */
+function linkTarget(memo: MemoDoc): LinkTarget {
+	return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, spaceReadable: readableInSpace(memo) };
+}
 
 function signedIn(ctx: MemoCtx<unknown>): Caller {
 	const caller = ctx.meta.user;
@@ -198,10 +204,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				assertCanUpdate(memo, id, caller);
 				if (relatedIds !== undefined) await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
 				await this.checkSpaceMove(ctx, memo, changes.spaceId);
+				if (changes.attachments !== undefined) await ctx.call("attachments.linkForMemo", { memo: linkTarget(memo), attachments: changes.attachments, apply: false });
 				const updated = await this.memoCollection().findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
 				// Deleted between the read and the write.
 				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
 				await this.attachmentsFollow(ctx, memo, updated);
+				if (changes.attachments !== undefined) await ctx.call("attachments.linkForMemo", { memo: linkTarget(updated), attachments: changes.attachments, apply: true });
 				if (relatedIds !== undefined) await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
 				const [json] = await this.memoResponses(ctx, [updated]);
 				return json;
@@ -272,6 +280,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				parentId,
 				deleteTime: null
 			};
+			const links = input.attachments === undefined ? undefined : { memo: linkTarget(memo), attachments: input.attachments };
+			if (links !== undefined) await ctx.call("attachments.linkForMemo", { ...links, apply: false });
 			try {
 				await this.memoCollection().insert(memo);
 			} catch (err) {
@@ -279,6 +289,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
 				throw err;
 			}
+			if (links !== undefined) await ctx.call("attachments.linkForMemo", { ...links, apply: true });
 			await replaceReferences(relationCollection(this.broker), memo._id, relatedIds, now);
 			const [json] = await this.memoResponses(ctx, [memo]);
 			return json;

@@ -143,6 +143,34 @@ describe("SetMemoAttachments and ListMemoAttachments (contract 7.9)", () => {
 	});
 });
 
+describe("attachments on CreateMemo and UpdateMemo (contract 7.3, 7.5)", () => {
+	test("CreateMemo links the named attachments in order; a rule broken creates nothing", async () => {
+		const [a, b] = [await attachment(alice(), "c1.txt"), await attachment(alice(), "c2.txt")];
+		const res = await api.request<{ name: string; attachments: Attachment[] }>("POST", "/memos", { as: alice(), body: { content: "with", attachments: [{ name: b.name }, { name: a.name }, { name: b.name }] } });
+		expect(res.status).toBe(200);
+		expect(res.body.attachments.map(x => x.name)).toEqual([b.name, a.name]);
+		expect(await linked(alice(), res.body.name)).toEqual([b.name, a.name]);
+
+		const bobs = await attachment(bob());
+		const refused = await api.request("POST", "/memos", { as: alice(), query: { memoId: "never-made" }, body: { content: "x", attachments: [{ name: bobs.name }] } });
+		expectError(refused, 404, 5);
+		expectError(await api.request("GET", "/memos/never-made", { as: alice() }), 404, 5);
+		expectError(await api.request("POST", "/memos", { as: alice(), body: { content: "x", attachments: [{ name: a.name }] } }), 400, 9);
+	});
+
+	test("UpdateMemo with the attachments mask replaces the set as SetMemoAttachments does", async () => {
+		const m = await memo(alice());
+		const [a, b] = [await attachment(alice(), "u1.txt"), await attachment(alice(), "u2.txt")];
+		const update = (names: string[]) =>
+			api.request<{ attachments: Attachment[] }>("PATCH", `/${m}`, { as: alice(), query: { updateMask: "attachments" }, body: { attachments: names.map(name => ({ name })) } });
+		expect((await update([a.name, b.name])).body.attachments.map(x => x.name)).toEqual([a.name, b.name]);
+		expect((await update([b.name])).body.attachments.map(x => x.name)).toEqual([b.name]);
+		expect((await api.request("GET", `/${a.name}`, { as: alice() })).body).not.toHaveProperty("memo");
+		expectError(await update(["attachments/missing"]), 404, 5);
+		expect(await linked(alice(), m)).toEqual([b.name]);
+	});
+});
+
 describe("what memos do to their attachments", () => {
 	test("CreateAttachment with a memo appends to its set; the memo must exist and be the caller's", async () => {
 		const m = await memo(alice());

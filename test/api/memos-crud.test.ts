@@ -147,7 +147,7 @@ describe("CreateMemo (contract 7.3)", () => {
 		["pinned as a string", { pinned: "yes" }],
 		["latitude out of range", { location: { latitude: 90.5 } }],
 		["a bad time", { createTime: "yesterday" }],
-		["attachments (not supported before SetMemoAttachments)", { attachments: [{ name: "attachments/a" }] }]
+		["attachments named with another kind", { attachments: [{ name: "memos/a" }] }]
 	])("%s: 400 code 3", async (_what, body) => {
 		expectError(await api.create(alice(), body), 400, 3);
 	});
@@ -299,7 +299,6 @@ describe("UpdateMemo (contract 7.5)", () => {
 		["display_time", "display_time"],
 		["a nested path", "location.latitude"],
 		["*", "*"],
-		["attachments (not supported before SetMemoAttachments)", "attachments"],
 		["create_time without a value", "create_time"]
 	])("%s: 400 code 3", async (_what, mask) => {
 		const memo = await created({ content: "x" });

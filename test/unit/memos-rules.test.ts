@@ -179,8 +179,7 @@ describe("CreateMemo input (contract 7.3, 1.5)", () => {
 		[{ memo: { location: { longitude: "-180.5" } } }],
 		[{ memo: { location: "Paris" } }],
 		[{ memo: { space: "notes/1" } }],
-		[{ memo: { space: 7 } }],
-		[{ memo: { attachments: [{ name: "attachments/a" }] } }]
+		[{ memo: { space: 7 } }]
 	])("INVALID_ARGUMENT for %j", params => {
 		expect(codeOf(() => parse(params))).toBe("INVALID_ARGUMENT");
 	});

@@ -61,7 +61,6 @@ describe("UpdateMemo input (contract 7.5)", () => {
 		[""],
 		["content,nope"],
 		["display_time"],
-		["attachments"],
 		["location.latitude"],
 		[["content", "pinned"]]
 	])("mask %p is INVALID_ARGUMENT", mask => {
