@@ -75,7 +75,7 @@ export interface AttachmentsMethods extends InstanceSettingsMethods, UploadMetho
 
 type Ctx<P> = Context<P, RequestMeta>;
 
-export function signedIn(ctx: Ctx<unknown>): Caller {
+function signedIn(ctx: Ctx<unknown>): Caller {
 	const caller = ctx.meta.user;
 	if (!caller) throw unauthenticated();
 	return caller;
@@ -110,9 +110,8 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const body = ctx.stream as Readable | null;
 				try {
 					const input = parseCreateAttachment(ctx.params);
-					if (input.contentLength !== null && input.contentLength > (await this.uploadLimit())) {
-						throw invalidArgument(`attachment is larger than the upload limit of ${await this.uploadLimit()} bytes`);
-					}
+					const limit = await this.uploadLimit();
+					if (input.contentLength !== null && input.contentLength > limit) throw invalidArgument(`attachment is larger than the upload limit of ${limit} bytes`);
 					const memo = input.memoId === null ? null : await this.checkOwnMemo(ctx, input.memoId, caller);
 					if ((await this.attachmentCollection().count({ _id: input.id })) > 0) throw alreadyExists(`attachment "attachments/${input.id}" already exists`);
 					let stored: NewAttachment["stored"] = null;
