@@ -4,7 +4,7 @@ import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { toTimestamp } from "../../shared/proto-json.js";
 import { SERVICE_NAMES } from "../../shared/runtime/config.js";
-import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
+import { callerOfAuthorization } from "./bearer.js";
 
 /** `GET /health/cluster` (contract 13): every node and service the gateway's registry knows, with availability. */
 
@@ -86,9 +86,7 @@ export function clusterView(nodes: readonly RegistryNode[], registered: readonly
 /** Only instance admins may see the cluster: the access token is verified by the auth service, as for API routes. */
 async function requireAdmin(ctx: Context<unknown, RequestMeta>, authorization: string | undefined): Promise<Caller> {
 	if (authorization === undefined) throw unauthenticated();
-	const token = /^bearer[ \t]+([^\s]+)[ \t]*$/i.exec(authorization)?.[1];
-	if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
-	const caller = await ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+	const caller = await callerOfAuthorization(ctx, authorization);
 	if (caller.role !== "ADMIN") throw permissionDenied("the cluster view is for instance admins");
 	return caller;
 }

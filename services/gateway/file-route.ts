@@ -3,8 +3,8 @@ import type { Readable } from "node:stream";
 import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { unauthenticated } from "../../shared/errors.js";
-import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
 import { readRefreshCookie } from "../auth/refresh-cookie.js";
+import { callerOfAuthorization } from "./bearer.js";
 import { fileHeaders, notModified, readRange, type FileInfo } from "./file-headers.js";
 
 /**
@@ -27,11 +27,7 @@ type FileRequest = IncomingMessage & { $ctx: Context<unknown, RequestMeta>; $par
 
 async function fileCaller(ctx: Context<unknown, RequestMeta>, headers: IncomingHttpHeaders): Promise<Caller | null> {
 	const header = headers.authorization;
-	if (header !== undefined) {
-		const token = /^bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header)?.[1];
-		if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
-		return ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
-	}
+	if (header !== undefined) return callerOfAuthorization(ctx, header);
 	const cookie = readRefreshCookie(headers.cookie);
 	if (cookie === undefined || cookie === "") return null;
 	return ctx.call<Caller | null, { cookie: string }>("auth.callerOfRefreshCookie", { cookie });

@@ -9,9 +9,9 @@ import { ServiceError, unauthenticated } from "../../shared/errors.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
-import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
+import { callerOfAuthorization } from "./bearer.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { fileRouteAlias } from "./file-route.js";
 import { instrumentHttp } from "./http-metrics.js";
@@ -152,10 +152,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			}
 			const header = req.headers.authorization;
 			if (spec.ignoresAccessToken === true || header === undefined) return null;
-			const token = /^bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header)?.[1];
 			try {
-				if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
-				return await ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+				return await callerOfAuthorization(ctx, header);
 			} catch (err) {
 				return this.refuseCaller(ctx, spec, err);
 			}

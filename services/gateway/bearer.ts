@@ -1,0 +1,17 @@
+import type { Context } from "moleculer";
+import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { unauthenticated } from "../../shared/errors.js";
+import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
+
+/** `Bearer <token>`, the scheme in any case (contract 2.1); one token, nothing after it. */
+const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/**
+ * The caller of an `Authorization` header, verified by the auth service (contract 2.1): any
+ * other scheme, a malformed or oversized token, or one the auth service refuses is UNAUTHENTICATED.
+ */
+export async function callerOfAuthorization(ctx: Context<unknown, RequestMeta>, header: string): Promise<Caller> {
+	const token = BEARER.exec(header)?.[1];
+	if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
+	return ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+}
