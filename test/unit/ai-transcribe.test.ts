@@ -1,29 +1,9 @@
-import { ServiceError } from "../../shared/errors.js";
 import { defaultFilename, essence, resolveAudioType, typeFromFilename } from "../../services/ai/audio-type.js";
 import { Readable } from "node:stream";
 import { MAX_AUDIO_BYTES, parseTranscribeRequest } from "../../services/ai/transcribe-request.js";
 import { takeBytes } from "../../services/gateway/bytes-field.js";
 import { resolveTranscriptionTarget } from "../../services/ai/transcription-provider.js";
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceError> {
-	try {
-		await promise;
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
+import { rejectionOf, thrownServiceError } from "../support/service-errors.js";
 
 const WAV = Buffer.concat([Buffer.from("RIFF"), Buffer.from([36, 0, 0, 0]), Buffer.from("WAVEfmt "), Buffer.alloc(64, 1)]);
 const b64 = (buf: Buffer) => buf.toString("base64");
@@ -76,7 +56,7 @@ describe("TranscribeRequest checks, in the contract's order", () => {
 		["unsupported type", { audio: { content: b64(WAV), contentType: "image/png" } }, "image/png"],
 		["content of the wrong JSON type", { audio: { content: 12 } }, "content"]
 	])("%s", async (_name, params, fragment) => {
-		const err = await rejection(transcribeRequest(params));
+		const err = await rejectionOf(transcribeRequest(params));
 		expect(err.type).toBe("INVALID_ARGUMENT");
 		expect(err.message).toContain(fragment);
 	});
@@ -94,10 +74,10 @@ describe("provider resolution from the AI setting", () => {
 	];
 
 	test("no providerId, an unknown provider and GEMINI are FAILED_PRECONDITION", () => {
-		expect(thrown(() => resolveTranscriptionTarget({ providers })).message).toBe("transcription is not configured");
-		expect(thrown(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "" } })).type).toBe("FAILED_PRECONDITION");
-		expect(thrown(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "zz" } })).type).toBe("FAILED_PRECONDITION");
-		expect(thrown(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "gm" } })).type).toBe("FAILED_PRECONDITION");
+		expect(thrownServiceError(() => resolveTranscriptionTarget({ providers })).message).toBe("transcription is not configured");
+		expect(thrownServiceError(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "" } })).type).toBe("FAILED_PRECONDITION");
+		expect(thrownServiceError(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "zz" } })).type).toBe("FAILED_PRECONDITION");
+		expect(thrownServiceError(() => resolveTranscriptionTarget({ providers, transcription: { providerId: "gm" } })).type).toBe("FAILED_PRECONDITION");
 	});
 
 	test("OPENAI: trailing slashes dropped, model defaults to whisper-1", () => {

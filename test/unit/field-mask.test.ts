@@ -1,21 +1,5 @@
-import { ServiceError } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
-
-function expectInvalid(fn: () => unknown, ...fragments: string[]): void {
-	const err = thrown(fn);
-	expect(err.type).toBe("INVALID_ARGUMENT");
-	for (const fragment of fragments) expect(err.message).toContain(fragment);
-}
+import { expectInvalidArgument } from "../support/service-errors.js";
 
 const MEMO_PATHS = ["content", "visibility", "pinned", "state", "create_time", "update_time", "display_time", "location"];
 const SETTING_PATHS = ["general_setting", "general_setting.disallow_user_registration", "disallow_user_registration"];
@@ -54,7 +38,7 @@ describe("parseUpdateMask", () => {
 	});
 
 	test.each(["*", "content,*"])("%j is INVALID_ARGUMENT naming *", (mask) => {
-		expectInvalid(() => parseUpdateMask(mask, MEMO_PATHS), '"*"');
+		expectInvalidArgument(() => parseUpdateMask(mask, MEMO_PATHS), '"*"');
 	});
 
 	test.each([
@@ -68,16 +52,16 @@ describe("parseUpdateMask", () => {
 		["_content", "_content"],
 		["content_", "content_"]
 	])("unknown or malformed path in %j is INVALID_ARGUMENT naming %j", (mask, path) => {
-		expectInvalid(() => parseUpdateMask(mask, MEMO_PATHS), `"${path}"`);
+		expectInvalidArgument(() => parseUpdateMask(mask, MEMO_PATHS), `"${path}"`);
 	});
 
 	test.each(["content,,visibility", "content,", ",content", " , "])("an empty path in %j is INVALID_ARGUMENT", (mask) => {
-		expectInvalid(() => parseUpdateMask(mask, MEMO_PATHS), "updateMask");
+		expectInvalidArgument(() => parseUpdateMask(mask, MEMO_PATHS), "updateMask");
 	});
 
 	describe("missing or empty mask", () => {
 		test.each([undefined, "", "   ", "\t"])("%j is INVALID_ARGUMENT when required", (mask) => {
-			expectInvalid(() => parseUpdateMask(mask, MEMO_PATHS, { required: true }), "updateMask");
+			expectInvalidArgument(() => parseUpdateMask(mask, MEMO_PATHS, { required: true }), "updateMask");
 		});
 
 		test.each([undefined, "", "   "])("%j is an empty list when optional", (mask) => {
@@ -88,11 +72,11 @@ describe("parseUpdateMask", () => {
 
 	describe("nested paths", () => {
 		test("are INVALID_ARGUMENT unless allowed, even when listed", () => {
-			expectInvalid(
+			expectInvalidArgument(
 				() => parseUpdateMask("general_setting.disallow_user_registration", SETTING_PATHS),
 				"general_setting.disallow_user_registration"
 			);
-			expectInvalid(() => parseUpdateMask("location.latitude", MEMO_PATHS), "location.latitude");
+			expectInvalidArgument(() => parseUpdateMask("location.latitude", MEMO_PATHS), "location.latitude");
 		});
 
 		test("are normalised segment by segment when allowed", () => {
@@ -110,7 +94,7 @@ describe("parseUpdateMask", () => {
 		test.each(["general_setting.", ".general_setting", "general_setting..x", "general_setting.unknown_field"])(
 			"%j is INVALID_ARGUMENT",
 			(mask) => {
-				expectInvalid(() => parseUpdateMask(mask, SETTING_PATHS, { allowNested: true }), `"${mask}"`);
+				expectInvalidArgument(() => parseUpdateMask(mask, SETTING_PATHS, { allowNested: true }), `"${mask}"`);
 			}
 		);
 	});

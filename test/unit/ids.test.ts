@@ -1,4 +1,3 @@
-import { ServiceError } from "../../shared/errors.js";
 import {
 	ID_PATTERN,
 	generateId,
@@ -8,20 +7,11 @@ import {
 	uuidToBase57,
 	validateClientId
 } from "../../shared/ids.js";
+import { expectInvalidArgument, thrownServiceError } from "../support/service-errors.js";
 
 const ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const BASE57_ID = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
 
 /** Reference encoding, written differently from the module: greedy, most significant power first. */
 function referenceBase57(uuid: string): string {
@@ -89,7 +79,7 @@ describe("validateClientId", () => {
 	});
 
 	test("rejects 37 characters", () => {
-		const err = thrown(() => validateClientId("a".repeat(37), "memoId"));
+		const err = thrownServiceError(() => validateClientId("a".repeat(37), "memoId"));
 		expect(err.type).toBe("INVALID_ARGUMENT");
 		expect(err.code).toBe(400);
 	});
@@ -109,9 +99,7 @@ describe("validateClientId", () => {
 	test.each(["-abc", "abc-", "a b", "mémo", "emoji😀", "a_b", "a".repeat(37)])(
 		"rejects %j naming the field",
 		(raw) => {
-			const err = thrown(() => validateClientId(raw, "attachmentId"));
-			expect(err.type).toBe("INVALID_ARGUMENT");
-			expect(err.message).toContain("attachmentId");
+			expectInvalidArgument(() => validateClientId(raw, "attachmentId"), "attachmentId");
 		}
 	);
 
@@ -238,8 +226,6 @@ describe("resolveId", () => {
 	});
 
 	test("rejects an invalid id naming the field", () => {
-		const err = thrown(() => resolveId("bad id", "identityProviderId", "identity-provider"));
-		expect(err.type).toBe("INVALID_ARGUMENT");
-		expect(err.message).toContain("identityProviderId");
+		expectInvalidArgument(() => resolveId("bad id", "identityProviderId", "identity-provider"), "identityProviderId");
 	});
 });

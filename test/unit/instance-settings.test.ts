@@ -1,22 +1,10 @@
-import { ServiceError } from "../../shared/errors.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
 import { requireAdmin, settingReadView } from "../../services/instance/setting-access.js";
 import { apiKeyHint, effectiveSetting, parseSettingBody, toSettingJson, type SettingValue } from "../../services/instance/setting-json.js";
 import { mergeSetting, parseSettingMask } from "../../services/instance/setting-mask.js";
 import { keepStoredSecrets } from "../../services/instance/setting-secrets.js";
 import { validateSetting } from "../../services/instance/setting-validation.js";
-
-function errorOf(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
-
-const codeOf = (fn: () => unknown) => errorOf(fn).type;
+import { codeOf, expectInvalidArgument } from "../support/service-errors.js";
 
 /** What the update action does before storing: merge, keep secrets, validate. */
 function update(key: InstanceSettingKey, stored: SettingValue | undefined, body: Record<string, unknown>, mask?: string): SettingValue {
@@ -75,9 +63,7 @@ describe("setting JSON (contract 4.12, 1.3)", () => {
 	});
 
 	test("wrong JSON types are INVALID_ARGUMENT naming the field", () => {
-		const err = errorOf(() => update("GENERAL", undefined, { generalSetting: { disallowUserRegistration: "yes" } }));
-		expect(err.type).toBe("INVALID_ARGUMENT");
-		expect(err.message).toContain("disallowUserRegistration");
+		expectInvalidArgument(() => update("GENERAL", undefined, { generalSetting: { disallowUserRegistration: "yes" } }), "disallowUserRegistration");
 		expect(codeOf(() => update("GENERAL", undefined, { generalSetting: "x" }))).toBe("INVALID_ARGUMENT");
 		expect(codeOf(() => update("MEMO_RELATED", undefined, { memoRelatedSetting: { reactions: "👍" } }))).toBe("INVALID_ARGUMENT");
 	});

@@ -1,16 +1,6 @@
-import { ServiceError } from "../../shared/errors.js";
 import { ownerCounters, toStatsJson } from "../../services/instance/stats.js";
 import { checkRecipient, resolveSmtpSettings } from "../../services/instance/test-email.js";
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
+import { thrownServiceError } from "../support/service-errors.js";
 
 describe("InstanceStats (contract 4.11)", () => {
 	test("each owner contributes only its own counters, integers only", () => {
@@ -42,22 +32,22 @@ describe("TestInstanceEmailSetting inputs (contract 11.5)", () => {
 
 	test("an empty password uses the stored one only while the server identity is unchanged", () => {
 		expect(resolveSmtpSettings({ ...stored, smtpPassword: "" }, stored).smtpPassword).toBe("stored-pw");
-		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpPassword: "", smtpPort: 465 }, stored)).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => resolveSmtpSettings({ ...stored, smtpPassword: "", smtpPort: 465 }, stored)).type).toBe("INVALID_ARGUMENT");
 		expect(resolveSmtpSettings({ ...stored, smtpPassword: "", smtpPort: 465 }, { ...stored, smtpPassword: "" }).smtpPassword).toBe("");
 	});
 
 	test("host, port 1-65535 and fromEmail are required; enabled is not", () => {
-		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpHost: " " }, undefined)).type).toBe("INVALID_ARGUMENT");
-		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpPort: 0 }, undefined)).type).toBe("INVALID_ARGUMENT");
-		expect(thrown(() => resolveSmtpSettings({ ...stored, smtpPort: 65536 }, undefined)).type).toBe("INVALID_ARGUMENT");
-		expect(thrown(() => resolveSmtpSettings({ ...stored, fromEmail: "" }, undefined)).type).toBe("INVALID_ARGUMENT");
-		expect(thrown(() => resolveSmtpSettings(undefined, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => resolveSmtpSettings({ ...stored, smtpHost: " " }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => resolveSmtpSettings({ ...stored, smtpPort: 0 }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => resolveSmtpSettings({ ...stored, smtpPort: 65536 }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => resolveSmtpSettings({ ...stored, fromEmail: "" }, undefined)).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => resolveSmtpSettings(undefined, undefined)).type).toBe("INVALID_ARGUMENT");
 		expect(resolveSmtpSettings({ ...stored, enabled: false }, undefined).smtpHost).toBe("smtp.example.com");
 	});
 
 	test("the recipient must be an address", () => {
 		expect(checkRecipient("ops@example.com")).toBe("ops@example.com");
-		expect(thrown(() => checkRecipient("")).type).toBe("INVALID_ARGUMENT");
-		expect(thrown(() => checkRecipient("not an address")).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => checkRecipient("")).type).toBe("INVALID_ARGUMENT");
+		expect(thrownServiceError(() => checkRecipient("not an address")).type).toBe("INVALID_ARGUMENT");
 	});
 });

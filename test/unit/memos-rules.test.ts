@@ -1,11 +1,11 @@
 import type { Caller } from "../../shared/caller.js";
-import { ServiceError } from "../../shared/errors.js";
 import { candidateQuery } from "../../services/memos/list-query.js";
 import { parseListMemosQuery } from "../../services/memos/list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable, canRead } from "../../services/memos/memo-access.js";
 import { parseCreateMemo } from "../../services/memos/memo-create.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { toMemoJson } from "../../services/memos/memo-json.js";
+import { codeOf } from "../support/service-errors.js";
 
 const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
 const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
@@ -31,16 +31,6 @@ function memo(overrides: Partial<MemoDoc> = {}): MemoDoc {
 		deleteTime: null,
 		...overrides
 	};
-}
-
-function codeOf(fn: () => unknown): string {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return String(err.type);
-		throw err;
-	}
-	return "OK";
 }
 
 describe("read rule (contract 1.10, 3.2)", () => {

@@ -1,6 +1,6 @@
-import { ServiceError } from "../../shared/errors.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { memoUpdate, parseUpdateMemo } from "../../services/memos/memo-update.js";
+import { codeOf } from "../support/service-errors.js";
 
 const NOW = Date.UTC(2025, 5, 1);
 
@@ -24,16 +24,6 @@ function memo(overrides: Partial<MemoDoc> = {}): MemoDoc {
 		deleteTime: null,
 		...overrides
 	};
-}
-
-function code(fn: () => unknown): string {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return String(err.type);
-		throw err;
-	}
-	return "OK";
 }
 
 const parse = (updateMask: unknown, patch: Record<string, unknown>) => parseUpdateMemo({ updateMask, patch }, 8192, NOW);
@@ -64,7 +54,7 @@ describe("UpdateMemo input (contract 7.5)", () => {
 		["location.latitude"],
 		[["content", "pinned"]]
 	])("mask %p is INVALID_ARGUMENT", mask => {
-		expect(code(() => parse(mask, { content: "x" }))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => parse(mask, { content: "x" }))).toBe("INVALID_ARGUMENT");
 	});
 
 	test.each([
@@ -78,7 +68,7 @@ describe("UpdateMemo input (contract 7.5)", () => {
 		["an unknown visibility", "visibility", { visibility: "HIDDEN" }],
 		["a malformed space", "space", { space: "spaces/" }]
 	])("%s is INVALID_ARGUMENT", (_what, mask, patch) => {
-		expect(code(() => parse(mask, patch))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => parse(mask, patch))).toBe("INVALID_ARGUMENT");
 	});
 });
 
@@ -90,10 +80,10 @@ describe("UpdateMemo store update", () => {
 	});
 
 	test("SPACE visibility needs a space after the update", () => {
-		expect(code(() => memoUpdate(memo(), { visibility: "SPACE", updateTime: NOW }))).toBe("INVALID_ARGUMENT");
-		expect(code(() => memoUpdate(memo({ spaceId: "s1", visibility: "SPACE" }), { spaceId: null, updateTime: NOW }))).toBe("INVALID_ARGUMENT");
-		expect(code(() => memoUpdate(memo({ spaceId: "s1" }), { visibility: "SPACE", updateTime: NOW }))).toBe("OK");
-		expect(code(() => memoUpdate(memo({ spaceId: "s1", visibility: "SPACE" }), { spaceId: null, visibility: "PUBLIC", updateTime: NOW }))).toBe(
+		expect(codeOf(() => memoUpdate(memo(), { visibility: "SPACE", updateTime: NOW }))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => memoUpdate(memo({ spaceId: "s1", visibility: "SPACE" }), { spaceId: null, updateTime: NOW }))).toBe("INVALID_ARGUMENT");
+		expect(codeOf(() => memoUpdate(memo({ spaceId: "s1" }), { visibility: "SPACE", updateTime: NOW }))).toBe("OK");
+		expect(codeOf(() => memoUpdate(memo({ spaceId: "s1", visibility: "SPACE" }), { spaceId: null, visibility: "PUBLIC", updateTime: NOW }))).toBe(
 			"OK"
 		);
 	});

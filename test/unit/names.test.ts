@@ -1,4 +1,3 @@
-import { ServiceError } from "../../shared/errors.js";
 import {
 	INSTANCE_SETTING_KEYS,
 	formatMemberName,
@@ -14,22 +13,7 @@ import {
 	parseShareName
 } from "../../shared/names.js";
 import type { NameKind } from "../../shared/names.js";
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
-
-function expectInvalid(fn: () => unknown, field: string): void {
-	const err = thrown(fn);
-	expect(err.type).toBe("INVALID_ARGUMENT");
-	expect(err.message).toContain(field);
-}
+import { expectInvalidArgument, thrownServiceError } from "../support/service-errors.js";
 
 const KINDS: [NameKind, string][] = [
 	["user", "users"],
@@ -81,18 +65,18 @@ describe("top-level names", () => {
 		["memos/a_b", "underscore"],
 		["memos/abc\n", "trailing newline"]
 	])("%j (%s) is INVALID_ARGUMENT naming the field", (name) => {
-		expectInvalid(() => parseName("memo", name, "parent"), "parent");
+		expectInvalidArgument(() => parseName("memo", name, "parent"), "parent");
 	});
 
 	test("the error quotes the expected form", () => {
-		expect(thrown(() => parseName("identity-provider", "idps/x", "idp")).message).toContain(
+		expect(thrownServiceError(() => parseName("identity-provider", "idps/x", "idp")).message).toContain(
 			"identity-providers/{identity-provider}"
 		);
 	});
 
 	test("a 36-character id is accepted, a 37-character one is not", () => {
 		expect(parseName("attachment", `attachments/${"a".repeat(36)}`, "attachment")).toBe("a".repeat(36));
-		expectInvalid(() => parseName("attachment", `attachments/${"a".repeat(37)}`, "attachment"), "attachment");
+		expectInvalidArgument(() => parseName("attachment", `attachments/${"a".repeat(37)}`, "attachment"), "attachment");
 	});
 });
 
@@ -113,7 +97,7 @@ describe("reaction names", () => {
 		"memos/p1",
 		"memos/p1/reactions/r 1"
 	])("%j is INVALID_ARGUMENT", (name) => {
-		expectInvalid(() => parseReactionName(name, "reaction"), "reaction");
+		expectInvalidArgument(() => parseReactionName(name, "reaction"), "reaction");
 	});
 });
 
@@ -127,7 +111,7 @@ describe("share names", () => {
 	test.each(["memos/p1/shares", "memos/p1/reactions/s1", "memos/p1/shares/s1/extra", "memos/-p1/shares/s1"])(
 		"%j is INVALID_ARGUMENT",
 		(name) => {
-			expectInvalid(() => parseShareName(name, "share"), "share");
+			expectInvalidArgument(() => parseShareName(name, "share"), "share");
 		}
 	);
 });
@@ -142,7 +126,7 @@ describe("space member names", () => {
 	test.each(["spaces/team-a/members", "spaces/team-a/member/bob", "spaces/team-a/members/bob/x", "memos/a/members/b"])(
 		"%j is INVALID_ARGUMENT",
 		(name) => {
-			expectInvalid(() => parseMemberName(name, "member"), "member");
+			expectInvalidArgument(() => parseMemberName(name, "member"), "member");
 		}
 	);
 });
@@ -171,7 +155,7 @@ describe("instance setting names", () => {
 	test.each(["FOO", "", "GENERAL ", "MEMO-RELATED", "aı", "TAGſ", "ＧＥＮＥＲＡＬ"])(
 		"key %j is INVALID_ARGUMENT",
 		(raw) => {
-			expectInvalid(() => parseSettingKey(raw, "setting"), "setting");
+			expectInvalidArgument(() => parseSettingKey(raw, "setting"), "setting");
 		}
 	);
 
@@ -186,6 +170,6 @@ describe("instance setting names", () => {
 		"/instance/settings/GENERAL",
 		""
 	])("name %j is INVALID_ARGUMENT", (name) => {
-		expectInvalid(() => parseSettingName(name, "names[0]"), "names[0]");
+		expectInvalidArgument(() => parseSettingName(name, "names[0]"), "names[0]");
 	});
 });

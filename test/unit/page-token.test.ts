@@ -7,19 +7,10 @@ import {
 	encodePageToken,
 	normalizePageSize
 } from "../../shared/page-token.js";
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
+import { thrownServiceError } from "../support/service-errors.js";
 
 function expectInvalidToken(fn: () => unknown): void {
-	const err = thrown(fn);
+	const err = thrownServiceError(fn);
 	expect(err.type).toBe("INVALID_ARGUMENT");
 	expect(err.message).toBe("invalid page token");
 }
@@ -89,8 +80,8 @@ describe("encodePageToken / decodePageToken", () => {
 	});
 
 	test("an undefined or null position cannot be encoded", () => {
-		expect(thrown(() => encodePageToken(OP, QUERY, undefined)).type).toBe("INTERNAL");
-		expect(thrown(() => encodePageToken(OP, QUERY, null)).type).toBe("INTERNAL");
+		expect(thrownServiceError(() => encodePageToken(OP, QUERY, undefined)).type).toBe("INTERNAL");
+		expect(thrownServiceError(() => encodePageToken(OP, QUERY, null)).type).toBe("INTERNAL");
 	});
 
 	describe("query fingerprint", () => {

@@ -1,5 +1,4 @@
 import fc from "fast-check";
-import { ServiceError } from "../../shared/errors.js";
 import {
 	parseBool,
 	parseBytes,
@@ -11,22 +10,7 @@ import {
 	toInt64,
 	toTimestamp
 } from "../../shared/proto-json.js";
-
-function thrown(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected a ServiceError");
-}
-
-function expectInvalid(fn: () => unknown, field: string): void {
-	const err = thrown(fn);
-	expect(err.type).toBe("INVALID_ARGUMENT");
-	expect(err.message).toContain(field);
-}
+import { expectInvalidArgument } from "../support/service-errors.js";
 
 describe("toTimestamp", () => {
 	test.each([
@@ -135,13 +119,13 @@ describe("parseTimestamp", () => {
 		"Sat, 01 Mar 2025 09:30:00 GMT",
 		"1740821400"
 	])("rejects %j", (text) => {
-		expectInvalid(() => parseTimestamp(text, "displayTime"), "displayTime");
+		expectInvalidArgument(() => parseTimestamp(text, "displayTime"), "displayTime");
 	});
 
 	test.each([null, undefined, 0, 1740821400000, true, {}, ["2025-03-01T09:30:00Z"], new Date(0)])(
 		"rejects the non-string %p",
 		(value) => {
-			expectInvalid(() => parseTimestamp(value, "createTime"), "createTime");
+			expectInvalidArgument(() => parseTimestamp(value, "createTime"), "createTime");
 		}
 	);
 });
@@ -197,7 +181,7 @@ describe("parseInt64", () => {
 		{},
 		[5]
 	])("rejects %p", (value) => {
-		expectInvalid(() => parseInt64(value, "size"), "size");
+		expectInvalidArgument(() => parseInt64(value, "size"), "size");
 	});
 });
 
@@ -212,7 +196,7 @@ describe("parseInt32", () => {
 	});
 
 	test.each(["2147483648", 2147483648, "-2147483649", "abc", "12abc", 1.5, null])("rejects %p", (value) => {
-		expectInvalid(() => parseInt32(value, "pageSize"), "pageSize");
+		expectInvalidArgument(() => parseInt32(value, "pageSize"), "pageSize");
 	});
 });
 
@@ -234,7 +218,7 @@ describe("parseBool", () => {
 	});
 
 	test.each(["yes", "no", "", " true", "true ", "t", "2", "01", 1, 0, null, undefined, {}])("rejects %p", (value) => {
-		expectInvalid(() => parseBool(value, "showDeleted"), "showDeleted");
+		expectInvalidArgument(() => parseBool(value, "showDeleted"), "showDeleted");
 	});
 });
 
@@ -255,7 +239,7 @@ describe("parseEnum", () => {
 	test.each(["public", "Public", "", "PUBLIC ", 4, "4", -1, "-1", 1.5, "1.5", " 1", null, undefined, true])(
 		"rejects %p",
 		(value) => {
-			expectInvalid(() => parseEnum(value, VISIBILITY, "visibility"), "visibility");
+			expectInvalidArgument(() => parseEnum(value, VISIBILITY, "visibility"), "visibility");
 		}
 	);
 });
@@ -302,11 +286,11 @@ describe("parseBytes / toBytes", () => {
 		"日本",
 		"aGVsbG8%3D"
 	])("rejects %j", (text) => {
-		expectInvalid(() => parseBytes(text, "content"), "content");
+		expectInvalidArgument(() => parseBytes(text, "content"), "content");
 	});
 
 	test.each([null, undefined, 0, [1, 2], {}, Buffer.from("x")])("rejects the non-string %p", (value) => {
-		expectInvalid(() => parseBytes(value, "content"), "content");
+		expectInvalidArgument(() => parseBytes(value, "content"), "content");
 	});
 
 	test("toBytes emits standard base64 with padding", () => {

@@ -1,20 +1,11 @@
-import { ServiceError } from "../../shared/errors.js";
+import type { ServiceError } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 import { MembershipCache, type SpaceRoles } from "../../services/memos/memo-spaces.js";
 import { changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
 import { memberId, type MemberDoc, type SpaceDoc, type SpaceRole } from "../../services/spaces/space-doc.js";
 import { readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
-
-function codeOf(fn: () => unknown): string {
-	try {
-		fn();
-		return "OK";
-	} catch (err) {
-		if (err instanceof ServiceError) return String(err.type);
-		throw err;
-	}
-}
+import { codeOf } from "../support/service-errors.js";
 
 describe("space input (contract 4.7, 9)", () => {
 	test.each([
