@@ -27,6 +27,7 @@ import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, userOfLive
 import { signIn, type SignInParams } from "./sign-in.js";
 import { SSO_TIMEOUT_MS } from "./sso.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
+import { avatarImage, type AvatarImage } from "./user-avatar.js";
 import { USERS, type UserDoc } from "./user-doc.js";
 import { toUserJson } from "./user-json.js";
 import { listUsers, type ListUsersParams } from "./list-users.js";
@@ -201,6 +202,14 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		getUser: {
 			handler(ctx: Context<{ user?: unknown }, RequestMeta>) {
 				return getUser(this.deps(), ctx.params.user, ctx.meta.user);
+			}
+		},
+
+		/** The avatar stored as a data URI, decoded, for the gateway's `/file/users/{username}/avatar` (the gateway checks access). */
+		userAvatar: {
+			visibility: "public",
+			handler(ctx: Context<{ username?: unknown }>): Promise<AvatarImage> {
+				return avatarImage(this.users(), ctx.params.username);
 			}
 		},
 

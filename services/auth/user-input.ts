@@ -38,7 +38,8 @@ export function checkText(value: unknown, field: string): string {
 	return text;
 }
 
-const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$/;
+/** The data URIs an avatar may be stored as: the image subtype, then the base64 bytes. */
+export const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]+={0,2})$/;
 
 /** `avatar_url`: empty, an http(s) URL, or a base64 data URI of a PNG, JPEG, GIF or WebP image (contract 2.4). */
 export function checkAvatarUrl(value: unknown, field: string): string {

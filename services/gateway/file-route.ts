@@ -25,7 +25,8 @@ interface GatewayLike {
 
 type FileRequest = IncomingMessage & { $ctx: Context<unknown, RequestMeta>; $params?: Record<string, unknown> };
 
-async function fileCaller(ctx: Context<unknown, RequestMeta>, headers: IncomingHttpHeaders): Promise<Caller | null> {
+/** The caller of a file request: a Bearer token, else the refresh cookie, else anonymous (null). */
+export async function fileCaller(ctx: Context<unknown, RequestMeta>, headers: IncomingHttpHeaders): Promise<Caller | null> {
 	const header = headers.authorization;
 	if (header !== undefined) return callerOfAuthorization(ctx, header);
 	const cookie = readRefreshCookie(headers.cookie);

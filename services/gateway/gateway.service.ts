@@ -11,6 +11,7 @@ import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
+import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { fileRouteAlias } from "./file-route.js";
@@ -125,7 +126,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 					"GET /api-docs": apiDocsPageAlias,
 					"GET /api-docs/:file": apiDocsAssetAlias,
 					"GET /file/attachments/:attachment{/:filename}": fileRouteAlias,
-					"HEAD /file/attachments/:attachment{/:filename}": fileRouteAlias
+					"HEAD /file/attachments/:attachment{/:filename}": fileRouteAlias,
+					"GET /file/users/:username/avatar": avatarRouteAlias,
+					"HEAD /file/users/:username/avatar": avatarRouteAlias
 				}
 			}
 		],

@@ -103,6 +103,24 @@ function fileRoute(named: boolean): Record<string, Json> {
 	};
 }
 
+/** A user's avatar stored as a data URI (contract 4.8): the path the User message names. */
+function avatarRoute(): Record<string, Json> {
+	const base = {
+		tags: ["UserService"],
+		parameters: [{ name: "username", in: "path", required: true, schema: { type: "string" } }],
+		responses: {
+			"200": { description: "The image, with its type and a strong ETag.", content: { "image/*": { schema: { type: "string", format: "binary" } } } },
+			"304": { description: "If-None-Match matched the ETag." },
+			default: ERROR_RESPONSE
+		},
+		security: [{}, { bearerAuth: [] }, { refreshCookie: [] }]
+	};
+	return {
+		get: { ...base, operationId: "GetUserAvatar", summary: "The user's stored avatar image (anonymous callers on public instances only)." },
+		head: { ...base, operationId: "HeadUserAvatar", summary: "The headers of the user's stored avatar image." }
+	};
+}
+
 /** The operations of the table that `OPERATION_DOCS` does not describe. */
 export function undocumentedOperations(routes: readonly RouteSpec[]): string[] {
 	return routes.filter(spec => !Object.hasOwn(OPERATION_DOCS, spec.operation)).map(spec => spec.operation);
@@ -119,6 +137,8 @@ export function buildOpenApi(routes: readonly RouteSpec[]): OpenApiDocument {
 	paths["/file/attachments/{attachment}"] = fileRoute(false);
 	paths["/file/attachments/{attachment}/{filename}"] = fileRoute(true);
 	tags.add("AttachmentService");
+	paths["/file/users/{username}/avatar"] = avatarRoute();
+	tags.add("UserService");
 
 	return {
 		openapi: "3.0.3",
