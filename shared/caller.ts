@@ -1,3 +1,5 @@
+import { unauthenticated } from "./errors.js";
+
 /** What every service knows of the caller; the gateway sets it once in `ctx.meta`. */
 export interface Caller {
 	/** Internal user id (the token's `sub`). */
@@ -11,4 +13,11 @@ export interface RequestMeta {
 	user?: Caller | null;
 	/** Epoch milliseconds fixed once per request (`now` in filters). */
 	requestTime?: number;
+}
+
+/** The caller of an operation that needs one; anonymous callers are UNAUTHENTICATED (contract 2.2). */
+export function signedIn(ctx: { meta: RequestMeta }): Caller {
+	const caller = ctx.meta.user;
+	if (!caller) throw unauthenticated();
+	return caller;
 }

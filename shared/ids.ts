@@ -64,3 +64,8 @@ export function resolveId(raw: string | undefined, field: string, kind: IdKind):
 	if (id !== "") return id;
 	return kind === "space" ? generateUuid() : generateId();
 }
+
+/** A path parameter naming a stored resource. Path ids are not validated (contract 1.5): whatever is not a stored id is NOT_FOUND. */
+export function pathId(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}

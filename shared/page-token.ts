@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { internal, invalidArgument } from "./errors.js";
+import { parseInt32 } from "./proto-json.js";
 
 /** Every paginated list shares these (contract 1.7, 14). */
 export const PAGE_SIZE_DEFAULT = 50;
@@ -9,6 +10,11 @@ export const PAGE_SIZE_MAX = 1000;
 export function normalizePageSize(raw: number | undefined): number {
 	if (raw === undefined || !(raw >= 1)) return PAGE_SIZE_DEFAULT;
 	return Math.min(Math.floor(raw), PAGE_SIZE_MAX);
+}
+
+/** The `pageSize` request parameter: absent or empty → the default; not an int32 → INVALID_ARGUMENT. */
+export function pageSizeParam(value: unknown): number {
+	return normalizePageSize(value === undefined || value === "" ? undefined : parseInt32(value, "pageSize"));
 }
 
 /** The JSON inside a token: operation, query fingerprint, position. Short keys keep URLs short. */

@@ -1,12 +1,12 @@
 import type { Readable } from "node:stream";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
 import { parseOrderBy, type OrderField } from "../../shared/cel/order-by.js";
 import { BlobNotFoundError, type ByteRange } from "../../shared/blob/blob-store.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
-import { parseInt32 } from "../../shared/proto-json.js";
+import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
@@ -75,19 +75,6 @@ export interface AttachmentsMethods extends InstanceSettingsMethods, UploadMetho
 
 type Ctx<P> = Context<P, RequestMeta>;
 
-function signedIn(ctx: Ctx<unknown>): Caller {
-	const caller = ctx.meta.user;
-	if (!caller) throw unauthenticated();
-	return caller;
-}
-
-function pathId(value: unknown): string {
-	return typeof value === "string" ? value : "";
-}
-
-function optionalInt32(value: unknown, field: string): number | undefined {
-	return value === undefined || value === "" ? undefined : parseInt32(value, field);
-}
 
 function optionalString(value: unknown, field: string): string | undefined {
 	if (value === undefined) return undefined;
@@ -137,7 +124,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const orderBy = optionalString(ctx.params.orderBy, "orderBy");
 				const filter = parseAttachmentFilter(filterText);
 				const sort = parseOrderBy(orderBy, ORDER_FIELDS, "create_time desc");
-				const pageSize = normalizePageSize(optionalInt32(ctx.params.pageSize, "pageSize"));
+				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { filter: filterText ?? "", orderBy: orderBy ?? "", caller: caller.id };
 				const token = optionalString(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
@@ -244,7 +231,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				if (memo === undefined || memo.read === "NOT_FOUND") throw notFound(`memo "memos/${memoId}" not found`);
 				if (memo.read === "UNAUTHENTICATED") throw unauthenticated();
 				if (memo.read === "PERMISSION_DENIED") throw permissionDenied(`no read access to memo "memos/${memoId}"`);
-				const pageSize = normalizePageSize(optionalInt32(ctx.params.pageSize, "pageSize"));
+				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const sort = { memoPosition: 1, seq: 1 } as const;
 				const bound = { memo: memoId };
 				const position = decodePageToken(optionalString(ctx.params.pageToken, "pageToken"), LIST_MEMO_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));

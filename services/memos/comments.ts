@@ -1,13 +1,13 @@
 import type { Context } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { failedPrecondition, invalidArgument, unauthenticated } from "../../shared/errors.js";
-import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
-import { parseInt32 } from "../../shared/proto-json.js";
+import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import type { Filter } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { parseCommentOrderBy } from "./filter/order-by.js";
 import { assertReadable } from "./memo-access.js";
 import type { MemosActions } from "./memos.service.js";
+import { readableQuery } from "./readable-query.js";
 
 const LIST_MEMO_COMMENTS = "ListMemoComments";
 
@@ -18,15 +18,7 @@ const SORT_KEY_TYPES = { createTime: "number", updateTime: "number", _id: "strin
  * deleted, and the caller's own or visible to them, as one store query.
  */
 export function readableCommentsQuery(parentId: string, caller: Caller | null, spaceIds: readonly string[] = []): Filter {
-	const common: Filter = { parentId, state: "NORMAL", deleteTime: null };
-	if (caller === null) return { ...common, visibility: "PUBLIC" };
-	const branches: Filter[] = [
-		{ ...common, creatorId: caller.id },
-		{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
-	];
-	// SPACE comments of the caller's spaces (contract 3.2).
-	if (spaceIds.length > 0) branches.push({ ...common, visibility: "SPACE", spaceId: { $in: [...spaceIds] } });
-	return { $or: branches };
+	return readableQuery({ parentId, state: "NORMAL", deleteTime: null }, caller, spaceIds);
 }
 
 type CommentCtx<P> = Context<P, RequestMeta>;
@@ -68,8 +60,7 @@ export const commentActions: MemosActions = {
 		async handler(ctx: CommentCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown; orderBy?: unknown }>) {
 			const caller = ctx.meta.user ?? null;
 			const parentId = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
-			const rawSize = ctx.params.pageSize;
-			const pageSize = normalizePageSize(rawSize === undefined || rawSize === "" ? undefined : parseInt32(rawSize, "pageSize"));
+			const pageSize = pageSizeParam(ctx.params.pageSize);
 			const pageToken = text(ctx.params.pageToken, "pageToken");
 			const orderBy = text(ctx.params.orderBy, "orderBy");
 			const sort = parseCommentOrderBy(orderBy);

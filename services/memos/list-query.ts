@@ -1,6 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
 import type { Filter } from "../../shared/store/document-store.js";
 import type { MemoState } from "./memo-doc.js";
+import { readableQuery } from "./readable-query.js";
 
 /**
  * The ListMemos candidates of contract 7.2 as a store query, or null when nothing can match
@@ -15,12 +16,5 @@ export function candidateQuery(caller: Caller | null, state: MemoState, showDele
 	const common: Filter = { parentId: null, state };
 	if (!showDeleted) common.deleteTime = null;
 	if (state === "ARCHIVED") return caller === null ? null : { ...common, creatorId: caller.id };
-	if (caller === null) return { ...common, visibility: "PUBLIC" };
-	const branches: Filter[] = [
-		{ ...common, creatorId: caller.id },
-		{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
-	];
-	// SPACE memos of the caller's spaces (contract 3.2, 7.2).
-	if (spaceIds.length > 0) branches.push({ ...common, visibility: "SPACE", spaceId: { $in: [...spaceIds] } });
-	return { $or: branches };
+	return readableQuery(common, caller, spaceIds);
 }

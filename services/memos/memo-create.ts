@@ -1,9 +1,8 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { resolveId } from "../../shared/ids.js";
+import { fieldOf, messageOf } from "../../shared/proto-json.js";
 import type { MemoLocation, Visibility } from "./memo-doc.js";
 import {
-	fieldOf,
-	memoBody,
 	readContent,
 	readLocation,
 	readPinned,
@@ -39,7 +38,7 @@ export interface CreateMemoInput {
 export function parseCreateMemo(params: CreateMemoParams, contentLimit: number): CreateMemoInput {
 	if (params.memoId !== undefined && typeof params.memoId !== "string") throw invalidArgument("memoId must be a string");
 	const id = resolveId(params.memoId, "memoId", "memo");
-	const body = memoBody(params.memo, "memo");
+	const body = messageOf(params.memo, "memo");
 	const content = readContent(fieldOf(body, "content"), contentLimit);
 	const visibility = readVisibility(fieldOf(body, "visibility"));
 	const spaceId = readSpace(fieldOf(body, "space"));

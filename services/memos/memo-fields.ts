@@ -1,6 +1,6 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
-import { parseEnum, parseTimestamp } from "../../shared/proto-json.js";
+import { fieldOf, parseEnum, parseTimestamp, type JsonMessage } from "../../shared/proto-json.js";
 import type { MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 
 /** Readers for the Memo fields a client may send (contract 4.1), shared by create and update. */
@@ -12,24 +12,8 @@ export const STATE_VALUES = ["STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"] as const
 /** The contract's floor for MEMO_RELATED `contentLengthLimit` (4.12). */
 export const MIN_CONTENT_LENGTH_LIMIT = 8192;
 
-export type MemoBody = Record<string, unknown>;
-
 // In a `u` regex a surrogate pair is one code point, so only unpaired halves match.
 const LONE_SURROGATE = /\p{Cs}/u;
-
-/** The Memo object of a request; absent reads as empty. */
-export function memoBody(value: unknown, field: string): MemoBody {
-	if (value === undefined || value === null) return {};
-	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be a JSON object`);
-	return value as MemoBody;
-}
-
-/** A field by its JSON name or its original snake_case name (1.2); null reads as unset. */
-export function fieldOf(body: MemoBody, jsonName: string): unknown {
-	const snake = jsonName.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
-	const value = Object.hasOwn(body, jsonName) ? body[jsonName] : body[snake];
-	return value === null ? undefined : value;
-}
 
 /**
  * Markdown content: a string of at most `limit` UTF-8 bytes. A lone surrogate cannot be
@@ -79,7 +63,7 @@ function readDouble(value: unknown, field: string): number {
 export function readLocation(value: unknown): MemoLocation | null {
 	if (value === undefined) return null;
 	if (typeof value !== "object" || Array.isArray(value) || value === null) throw invalidArgument("location must be a JSON object");
-	const body = value as MemoBody;
+	const body = value as JsonMessage;
 	const placeholder = fieldOf(body, "placeholder") ?? "";
 	if (typeof placeholder !== "string") throw invalidArgument("location.placeholder must be a string");
 	const latitude = readDouble(fieldOf(body, "latitude"), "location.latitude");

@@ -1,11 +1,10 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
+import { fieldOf, messageOf } from "../../shared/proto-json.js";
 import type { Update } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
 import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 import {
-	fieldOf,
-	memoBody,
 	readContent,
 	readLocation,
 	readPinned,
@@ -55,7 +54,7 @@ export interface MemoChanges {
 export function parseUpdateMemo(params: UpdateMemoParams, contentLimit: number, now: number): MemoChanges {
 	if (params.updateMask !== undefined && typeof params.updateMask !== "string") throw invalidArgument("updateMask must be a string");
 	const paths = parseUpdateMask(params.updateMask, UPDATE_MEMO_PATHS, { required: true });
-	const body = memoBody(params.patch, "memo");
+	const body = messageOf(params.patch, "memo");
 	const changes: MemoChanges = { updateTime: now };
 	for (const path of paths) {
 		switch (path) {

@@ -1,9 +1,10 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { alreadyExists, notFound, unauthenticated } from "../../shared/errors.js";
+import { signedIn, type RequestMeta } from "../../shared/caller.js";
+import { alreadyExists, notFound } from "../../shared/errors.js";
+import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
-import { parseBool } from "../../shared/proto-json.js";
+import { messageOf, parseBool } from "../../shared/proto-json.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
@@ -20,7 +21,7 @@ import type { LinkTarget } from "../attachments/memo-links.js";
 import { MemoSpacesMixin, type MemoSpacesMethods } from "./memo-spaces.mixin.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
-import { MIN_CONTENT_LENGTH_LIMIT, memoBody } from "./memo-fields.js";
+import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
 import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { commentActions } from "./comments.js";
@@ -89,16 +90,6 @@ function linkTarget(memo: MemoDoc): LinkTarget {
 	return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, spaceReadable: readableInSpace(memo) };
 }
 
-function signedIn(ctx: MemoCtx<unknown>): Caller {
-	const caller = ctx.meta.user;
-	if (!caller) throw unauthenticated();
-	return caller;
-}
-
-/** Path ids are not validated (contract 1.5): whatever is not a stored id is NOT_FOUND. */
-function pathId(value: unknown): string {
-	return typeof value === "string" ? value : "";
-}
 
 const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	name: "memos",
@@ -260,7 +251,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		async insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>> {
 			const caller = signedIn(ctx);
 			const input = parseCreateMemo(params, await this.contentLengthLimit());
-			const relatedIds = parseReferences(memoBody(params.memo, "memo").relations, input.id);
+			const relatedIds = parseReferences(messageOf(params.memo, "memo").relations, input.id);
 			await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
 			assertCanPlace(await this.callerSpaces(ctx), input.spaceId);
 			const now = ctx.meta.requestTime ?? Date.now();

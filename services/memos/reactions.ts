@@ -3,12 +3,13 @@ import type { RequestMeta } from "../../shared/caller.js";
 import { internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { generateId } from "../../shared/ids.js";
 import { formatReactionName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
-import { parseInt32, toTimestamp } from "../../shared/proto-json.js";
+import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { toTimestamp } from "../../shared/proto-json.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { assertReadable } from "./memo-access.js";
 import type { MemosActions } from "./memos.service.js";
+import { isTimePosition } from "./time-position.js";
 
 /** Reactions (contract 4.3, 7.10): at most one per (user, memo), enforced by a unique index. */
 export const MEMO_REACTIONS = "memo_reactions";
@@ -88,12 +89,6 @@ export async function upsertReaction(reactions: Collection<ReactionDoc>, memoId:
 
 type ReactionCtx<P> = Context<P, RequestMeta>;
 
-function isPosition(value: unknown): value is { t: number; k: string } {
-	if (value === null || typeof value !== "object") return false;
-	const { t, k } = value as Record<string, unknown>;
-	return typeof t === "number" && Number.isFinite(t) && typeof k === "string" && Object.keys(value).length === 2;
-}
-
 export const reactionActions: MemosActions = {
 	/** UpsertMemoReaction (contract 7.10). */
 	upsertMemoReaction: {
@@ -114,12 +109,11 @@ export const reactionActions: MemosActions = {
 		async handler(ctx: ReactionCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
 			const caller = ctx.meta.user ?? null;
 			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
-			const rawSize = ctx.params.pageSize;
-			const pageSize = normalizePageSize(rawSize === undefined || rawSize === "" ? undefined : parseInt32(rawSize, "pageSize"));
+			const pageSize = pageSizeParam(ctx.params.pageSize);
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
 			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
 			const bound = { memo: id };
-			const after = decodePageToken(ctx.params.pageToken, LIST_MEMO_REACTIONS, bound, isPosition);
+			const after = decodePageToken(ctx.params.pageToken, LIST_MEMO_REACTIONS, bound, isTimePosition);
 			const filter =
 				after === null
 					? { memoId: id }

@@ -4,6 +4,7 @@ import type { Collection, Filter } from "../../shared/store/document-store.js";
 import { canRead } from "./memo-access.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import type { MemoDoc } from "./memo-doc.js";
+import type { TimePosition } from "./time-position.js";
 
 /**
  * Memo relations (contract 4.2, 7.8). REFERENCE relations are documents of `memo_relations`,
@@ -72,11 +73,11 @@ export function toRelationJson(item: RelationItem, docs: ReadonlyMap<string, Mem
 }
 
 /** Filters selecting the items after a position, for references (keyed by `_id`) and comments (keyed by `c:` + `_id`). */
-function afterReference(after: { t: number; k: string }): Filter {
+function afterReference(after: TimePosition): Filter {
 	return { $or: [{ createTime: { $gt: after.t } }, { createTime: after.t, _id: { $gt: after.k } }] };
 }
 
-function afterComment(after: { t: number; k: string }): Filter {
+function afterComment(after: TimePosition): Filter {
 	// Every `c:` key sorts before every `r:` key, so past a reference no comment of the same time is left.
 	const sameTime: Filter[] = after.k.startsWith("c:") ? [{ createTime: after.t, _id: { $gt: after.k.slice(2) } }] : [];
 	return { $or: [{ createTime: { $gt: after.t } }, ...sameTime] };
@@ -90,7 +91,7 @@ export async function relationItemsAfter(
 	relations: Collection<RelationDoc>,
 	memos: Collection<MemoDoc>,
 	memo: MemoDoc,
-	after: { t: number; k: string } | null,
+	after: TimePosition | null,
 	limit: number
 ): Promise<RelationItem[]> {
 	const touching: Filter = { $or: [{ memoId: memo._id }, { relatedMemoId: memo._id }] };

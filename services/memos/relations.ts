@@ -2,8 +2,8 @@ import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
-import { parseEnum, parseInt32 } from "../../shared/proto-json.js";
+import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { parseEnum } from "../../shared/proto-json.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { assertCanUpdate, assertReadable } from "./memo-access.js";
@@ -19,6 +19,7 @@ import {
 	type RelationDoc,
 	type RelationItem
 } from "./relations-store.js";
+import { isTimePosition } from "./time-position.js";
 
 const RELATION_TYPES = ["TYPE_UNSPECIFIED", "REFERENCE", "COMMENT"] as const;
 const LIST_MEMO_RELATIONS = "ListMemoRelations";
@@ -116,12 +117,6 @@ export async function detachMemos(broker: ServiceBroker, memoIds: readonly strin
 
 type RelationsCtx<P> = Context<P, RequestMeta>;
 
-function isPosition(value: unknown): value is { t: number; k: string } {
-	if (value === null || typeof value !== "object") return false;
-	const { t, k } = value as Record<string, unknown>;
-	return typeof t === "number" && Number.isFinite(t) && typeof k === "string" && Object.keys(value).length === 2;
-}
-
 export const relationActions: MemosActions = {
 	/** SetMemoRelations (contract 7.8). */
 	setMemoRelations: {
@@ -148,15 +143,14 @@ export const relationActions: MemosActions = {
 		async handler(ctx: RelationsCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
 			const caller = ctx.meta.user ?? null;
 			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
-			const rawSize = ctx.params.pageSize;
-			const pageSize = normalizePageSize(rawSize === undefined || rawSize === "" ? undefined : parseInt32(rawSize, "pageSize"));
+			const pageSize = pageSizeParam(ctx.params.pageSize);
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
 			const memos = this.memoCollection();
 			const memo = await memos.findOne({ _id: id });
 			const spaces = await this.callerSpaces(ctx);
 			assertReadable(memo, id, caller, spaces);
 			const bound = { memo: id, caller: caller?.id ?? null };
-			let after = decodePageToken(ctx.params.pageToken, LIST_MEMO_RELATIONS, bound, isPosition);
+			let after = decodePageToken(ctx.params.pageToken, LIST_MEMO_RELATIONS, bound, isTimePosition);
 
 			const relations = relationCollection(this.broker);
 			const docs = new Map<string, MemoDoc>([[memo._id, memo]]);

@@ -9,22 +9,6 @@ import { ROLE_VALUES, type SpaceRole } from "./space-doc.js";
 const DISPLAY_NAME_MAX = 100;
 const DESCRIPTION_MAX = 2000;
 
-export type Body = Record<string, unknown>;
-
-/** The message of a request; absent reads as empty. */
-export function bodyOf(value: unknown, field: string): Body {
-	if (value === undefined || value === null) return {};
-	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be a JSON object`);
-	return value as Body;
-}
-
-/** A field by its JSON name or its snake_case name (contract 1.2); null reads as unset. */
-export function fieldOf(body: Body, jsonName: string): unknown {
-	const snake = jsonName.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
-	const value = Object.hasOwn(body, jsonName) ? body[jsonName] : body[snake];
-	return value === null ? undefined : value;
-}
-
 /** Characters are code points, so an emoji counts once. */
 function length(text: string): number {
 	return [...text].length;

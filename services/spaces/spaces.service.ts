@@ -1,11 +1,11 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { alreadyExists, failedPrecondition, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
+import { alreadyExists, failedPrecondition, notFound, permissionDenied } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
-import { resolveId } from "../../shared/ids.js";
+import { pathId, resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, normalizePageSize } from "../../shared/page-token.js";
-import { parseBool, parseInt32 } from "../../shared/proto-json.js";
+import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { fieldOf, messageOf, parseBool } from "../../shared/proto-json.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
@@ -21,8 +21,6 @@ import {
 	type SpaceMemberEvent
 } from "./space-events.js";
 import {
-	bodyOf,
-	fieldOf,
 	joinableUser,
 	optionalString,
 	readDescription,
@@ -63,20 +61,6 @@ interface SpacesMethods {
 
 type Ctx<P> = Context<P, RequestMeta>;
 
-function signedIn(ctx: Ctx<unknown>): Caller {
-	const caller = ctx.meta.user;
-	if (!caller) throw unauthenticated();
-	return caller;
-}
-
-/** Path ids are not validated (contract 1.5): whatever is not a stored id is NOT_FOUND. */
-function pathId(value: unknown): string {
-	return typeof value === "string" ? value : "";
-}
-
-function pageSizeOf(value: unknown): number {
-	return normalizePageSize(value === undefined || value === "" ? undefined : parseInt32(value, "pageSize"));
-}
 
 /** SpaceService (contract 9): spaces, memberships and roles; membership look-ups for other services. */
 const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
@@ -87,7 +71,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 		listSpaces: {
 			async handler(ctx: Ctx<{ pageSize?: unknown; pageToken?: unknown }>) {
 				const caller = signedIn(ctx);
-				const pageSize = pageSizeOf(ctx.params.pageSize);
+				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { caller: caller.id };
 				const token = optionalString(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_SPACES, bound, positionGuard(SPACES_SORT, SORT_KEY_TYPES));
@@ -114,7 +98,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const caller = signedIn(ctx);
 				const spaceIdParam = optionalString(ctx.params.spaceId, "spaceId");
 				const id = resolveId(spaceIdParam, "spaceId", "space");
-				const body = bodyOf(ctx.params.space, "space");
+				const body = messageOf(ctx.params.space, "space");
 				const displayName = readDisplayName(fieldOf(body, "displayName"));
 				const description = readDescription(fieldOf(body, "description"));
 				const now = ctx.meta.requestTime ?? Date.now();
@@ -172,7 +156,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const caller = signedIn(ctx);
 				const { space, membership } = await this.spaceFor(ctx.params.space, caller, "admin");
 				const paths = parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["display_name", "description"], { required: true });
-				const body = bodyOf(ctx.params.patch, "space");
+				const body = messageOf(ctx.params.patch, "space");
 				const set: Partial<SpaceDoc> = { updateTime: ctx.meta.requestTime ?? Date.now() };
 				if (paths.includes("display_name")) set.displayName = readDisplayName(fieldOf(body, "displayName"));
 				if (paths.includes("description")) set.description = readDescription(fieldOf(body, "description"));
@@ -205,7 +189,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 			async handler(ctx: Ctx<{ space?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
 				const caller = signedIn(ctx);
 				const { space } = await this.spaceFor(ctx.params.space, caller, "member");
-				const pageSize = pageSizeOf(ctx.params.pageSize);
+				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { space: space._id };
 				const token = optionalString(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_SPACE_MEMBERS, bound, positionGuard(MEMBERS_SORT, SORT_KEY_TYPES));
@@ -229,7 +213,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 			async handler(ctx: Ctx<{ space?: unknown; member?: unknown }>) {
 				const caller = signedIn(ctx);
 				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
-				const body = bodyOf(ctx.params.member, "member");
+				const body = messageOf(ctx.params.member, "member");
 				const username = readUserName(fieldOf(body, "user"), "member.user");
 				const role = readRole(fieldOf(body, "role"), "MEMBER");
 				const [found] = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: [username] });
@@ -263,7 +247,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const caller = signedIn(ctx);
 				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
 				parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["role"], { required: true });
-				const role: SpaceRole = readRole(fieldOf(bodyOf(ctx.params.patch, "member"), "role"));
+				const role: SpaceRole = readRole(fieldOf(messageOf(ctx.params.patch, "member"), "role"));
 				const { member, user } = await this.memberByUsername(ctx, space._id, ctx.params.member);
 				const changed = await changeRole(this.guard(), member._id, role);
 				if (changed === null) throw notFound(`user "users/${user.username}" is not a member of space "spaces/${space._id}"`);

@@ -2,17 +2,12 @@ import { createHash } from "node:crypto";
 import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { Client } from "minio";
+import type { S3Config } from "../runtime/config.js";
 import type { BlobInfo, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobKey } from "./blob-store.js";
 
-export interface S3Options {
-	endPoint: string;
-	port: number;
-	useSSL: boolean;
-	accessKey: string;
-	secretKey: string;
-	bucket: string;
-	region: string;
+/** The bucket as configured (`S3_*` settings), and how bodies go up. */
+export interface S3Options extends S3Config {
 	/**
 	 * Bodies up to this size go up in one PUT; larger ones as a multipart upload of parts this
 	 * big. Each running put holds up to one part in memory. S3 refuses parts under 5 MiB.
