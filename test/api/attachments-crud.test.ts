@@ -1,25 +1,11 @@
 import { createHash } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { signIn, signUp, startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Answer } from "./memos-client.js";
+import { signIn, signUp, type Session } from "../support/users.js";
+import type { Answer } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const admin = () => app.admin;
+const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 type Attachment = Record<string, unknown> & { name: string };
 
@@ -41,7 +27,7 @@ async function created(attachment: Record<string, unknown>, as = alice(), attach
 }
 
 async function fileBytes(name: string, as: Session): Promise<Buffer> {
-	const res = await fetch(`${app.baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${as.accessToken}` } });
+	const res = await fetch(`${app().baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${as.accessToken}` } });
 	expect(res.status).toBe(200);
 	return Buffer.from(await res.arrayBuffer());
 }
@@ -141,7 +127,7 @@ describe("CreateAttachment (contract 8.2)", () => {
 		for (let i = 0; i < big.length; i += 4096) big.writeUInt32BE(i, i);
 		const attachment = await created({ filename: "big.bin", content: big.toString("base64") });
 		expect(attachment.size).toBe(String(big.length));
-		const res = await fetch(`${app.baseUrl}/file/${attachment.name}`, { method: "HEAD", headers: { Authorization: `Bearer ${alice().accessToken}` } });
+		const res = await fetch(`${app().baseUrl}/file/${attachment.name}`, { method: "HEAD", headers: { Authorization: `Bearer ${alice().accessToken}` } });
 		expect(res.headers.get("etag")).toBe(`"${createHash("sha256").update(big).digest("hex")}"`);
 	});
 
@@ -180,7 +166,7 @@ describe("GetAttachment, UpdateAttachment, DeleteAttachment (contract 8.1, 8.3)"
 		expect(res.status).toBe(200);
 		expect(res.text).toBe("");
 		expectError(await api.request("GET", `/${attachment.name}`, { as: alice() }), 404, 5);
-		const file = await fetch(`${app.baseUrl}/file/${attachment.name}`, { headers: { Authorization: `Bearer ${alice().accessToken}` } });
+		const file = await fetch(`${app().baseUrl}/file/${attachment.name}`, { headers: { Authorization: `Bearer ${alice().accessToken}` } });
 		expect(file.status).toBe(404);
 		expectError(await api.request("DELETE", `/${attachment.name}`, { as: alice() }), 404, 5);
 		const byAdmin = await created({ filename: "admin-deletes.txt", content: "AAEC" });
@@ -227,7 +213,7 @@ describe("BatchDeleteAttachments (contract 8.3)", () => {
 describe("InstanceStats (contract 4.11)", () => {
 	test("counts the attachments and their bytes", async () => {
 		const stats = await api.request<{ attachmentCount: number; attachmentBytes: string; localStorageBytes: string }>("GET", "/instance/stats", { as: admin() });
-		const all = [...app.users, admin()];
+		const all = [...app().users, admin()];
 		let count = 0;
 		let bytes = 0;
 		for (const user of all) {
@@ -241,10 +227,10 @@ describe("InstanceStats (contract 4.11)", () => {
 
 describe("DeleteUser (contract 2.4)", () => {
 	test("removes the user's attachments and their bytes", async () => {
-		await signUp(app.baseUrl, "leaving", undefined, { accessToken: admin().accessToken });
-		const leaving = await signIn(app.baseUrl, "leaving");
+		await signUp(app().baseUrl, "leaving", undefined, { accessToken: admin().accessToken });
+		const leaving = await signIn(app().baseUrl, "leaving");
 		const attachment = await created({ filename: "mine.txt", content: "AAEC" }, leaving);
-		const blobs = async () => (await readdir(path.join(app.dataDir, "blobs", "attachments"))).length;
+		const blobs = async () => (await readdir(path.join(app().dataDir, "blobs", "attachments"))).length;
 		const before = await blobs();
 		expect((await api.request("DELETE", "/users/leaving", { as: admin() })).status).toBe(200);
 		expectError(await api.request("GET", `/${attachment.name}`, { as: admin() }), 404, 5);

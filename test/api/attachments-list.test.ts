@@ -1,11 +1,10 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Answer } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Answer } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /** ListAttachments (contract 8.1): own attachments, the filter of 6.3, orderBy of 6.4, pages of 1.7. */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
+const { api, admin, users: [alice, bob] } = usePopulatedApp(2);
 let memoName: string;
 const ids: Record<string, string> = {};
 
@@ -14,9 +13,6 @@ interface ListAnswer {
 	nextPageToken: string;
 }
 
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-
 async function create(as: Session, attachment: Record<string, unknown>, id: string): Promise<void> {
 	const res = await api.request("POST", "/attachments", { as, body: attachment, query: { attachmentId: id } });
 	if (res.status !== 200) throw new Error(`CreateAttachment answered ${res.status}: ${res.text}`);
@@ -24,8 +20,6 @@ async function create(as: Session, attachment: Record<string, unknown>, id: stri
 }
 
 beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
 	const memo = await api.request<{ name: string }>("POST", "/memos", { as: alice(), body: { content: "with files" }, query: { memoId: "m1" } });
 	memoName = memo.body.name;
 	await create(alice(), { filename: "report-2025.pdf", content: "AAAA" }, "a-report");
@@ -33,10 +27,6 @@ beforeAll(async () => {
 	await create(alice(), { filename: "Notes.TXT", type: "text/plain", content: "AA==" }, "a-notes");
 	await create(alice(), { filename: "clip.jpeg", content: "AAAAAAAAAAAA" }, "a-clip");
 	await create(bob(), { filename: "bobs-report.pdf", content: "AAAA" }, "b-report");
-});
-
-afterAll(async () => {
-	await app.stop();
 });
 
 function list(as: Session, query: Record<string, string> = {}): Promise<Answer<ListAnswer>> {
@@ -52,7 +42,7 @@ async function names(query: Record<string, string>, as = alice()): Promise<strin
 test("lists only the caller's own attachments, newest first, also for ADMINs", async () => {
 	expect(await names({})).toEqual(["a-clip", "a-notes", "a-photo", "a-report"]);
 	expect(await names({}, bob())).toEqual(["b-report"]);
-	expect(await names({}, app.admin)).toEqual([]);
+	expect(await names({}, admin())).toEqual([]);
 	const res = await list(alice());
 	expect(res.body.nextPageToken).toBe("");
 });

@@ -1,25 +1,12 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Answer } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Answer } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /** The attachments of a memo (contract 7.9) and what memos do to their attachments (4.1, 7.6, 8.1). */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
+const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 type Attachment = Record<string, unknown> & { name: string };
 
@@ -50,7 +37,7 @@ async function linked(as: Session, memoName: string, query: Record<string, strin
 }
 
 async function blobCount(): Promise<number> {
-	return (await readdir(path.join(app.dataDir, "blobs", "attachments")).catch(() => [])).length;
+	return (await readdir(path.join(app().dataDir, "blobs", "attachments")).catch(() => [])).length;
 }
 
 describe("SetMemoAttachments and ListMemoAttachments (contract 7.9)", () => {
@@ -115,7 +102,7 @@ describe("SetMemoAttachments and ListMemoAttachments (contract 7.9)", () => {
 	test("an ADMIN may set the attachments of another user's memo, with that user's attachments", async () => {
 		const m = await memo(alice());
 		const a = await attachment(alice());
-		expect((await setAttachments(app.admin, m, [a.name])).status).toBe(200);
+		expect((await setAttachments(admin(), m, [a.name])).status).toBe(200);
 		expect(await linked(alice(), m)).toEqual([a.name]);
 	});
 
@@ -192,7 +179,7 @@ describe("what memos do to their attachments", () => {
 		const blobs = await blobCount();
 		expect((await api.request("DELETE", `/${m}`, { as: alice(), query: { force: "true" } })).status).toBe(200);
 		expect(await blobCount()).toBe(blobs - 1);
-		expectError(await api.request("GET", `/${a.name}`, { as: app.admin }), 404, 5);
+		expectError(await api.request("GET", `/${a.name}`, { as: admin() }), 404, 5);
 	});
 
 	test("deleting an attachment unlinks it from its memo", async () => {

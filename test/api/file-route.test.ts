@@ -1,29 +1,18 @@
 import { createHash } from "node:crypto";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /** `GET`/`HEAD /file/attachments/{attachment}[/{filename}]` (contract 8.5). */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
+const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 const CONTENT = Buffer.from("0123456789abcdefghij");
 const SHA = createHash("sha256").update(CONTENT).digest("hex");
 let plain: { name: string; createTime: string };
 
 beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
 	plain = await created({ filename: "notes.txt", content: CONTENT.toString("base64") });
 });
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
 
 async function created(attachment: Record<string, unknown>, as = alice()): Promise<{ name: string; createTime: string }> {
 	const res = await api.request<{ name: string; createTime: string }>("POST", "/attachments", { as, body: attachment });
@@ -34,7 +23,7 @@ async function created(attachment: Record<string, unknown>, as = alice()): Promi
 function file(name: string, options: { as?: Session | null; headers?: Record<string, string>; method?: string; suffix?: string } = {}) {
 	const headers: Record<string, string> = { ...options.headers };
 	if (options.as) headers.Authorization = `Bearer ${options.as.accessToken}`;
-	return fetch(`${app.baseUrl}/file/${name}${options.suffix ?? ""}`, { method: options.method ?? "GET", headers });
+	return fetch(`${app().baseUrl}/file/${name}${options.suffix ?? ""}`, { method: options.method ?? "GET", headers });
 }
 
 async function expectStatus(res: Response, status: number, code: number): Promise<void> {
@@ -76,7 +65,7 @@ describe("headers (contract 8.5)", () => {
 		["application/pdf", "doc.pdf", "application/pdf", "inline"],
 		["text/html", "page.html", "application/octet-stream", "attachment"],
 		["image/svg+xml", "logo.svg", "application/octet-stream", "attachment"],
-		["application/javascript", "app.js", "application/octet-stream", "attachment"],
+		["application/javascript", "app().js", "application/octet-stream", "attachment"],
 		["text/xml", "feed.xml", "application/octet-stream", "attachment"],
 		["application/zip", "a.zip", "application/zip", "attachment"]
 	])("stored %s (%s) is served as %s, %s", async (type, filename, served, disposition) => {
@@ -141,7 +130,7 @@ describe("ranges and conditions", () => {
 
 describe("who may read the bytes", () => {
 	test("an unlinked attachment: its creator and ADMINs; another user PERMISSION_DENIED; unknown NOT_FOUND", async () => {
-		expect((await file(plain.name, { as: app.admin })).status).toBe(200);
+		expect((await file(plain.name, { as: admin() })).status).toBe(200);
 		await expectStatus(await file(plain.name, { as: bob() }), 403, 7);
 		await expectStatus(await file("attachments/missing", { as: alice() }), 404, 5);
 	});
@@ -174,14 +163,14 @@ describe("who may read the bytes", () => {
 		const attachment = await created({ filename: "shared.txt", content: "AAEC", memo: memo.body.name });
 		expect((await file(attachment.name, { as: bob() })).status).toBe(200);
 		await expectStatus(await file(attachment.name), 401, 16);
-		await api.setAccessMode(app.admin, "PUBLIC");
+		await api.setAccessMode(admin(), "PUBLIC");
 		try {
 			const anonymous = await file(attachment.name);
 			expect(anonymous.status).toBe(200);
 			expect(anonymous.headers.get("cache-control")).toBe("public, no-cache");
 			await expectStatus(await file(plain.name), 401, 16);
 		} finally {
-			await api.setAccessMode(app.admin, "PRIVATE");
+			await api.setAccessMode(admin(), "PRIVATE");
 		}
 	});
 

@@ -1,6 +1,6 @@
 import type { EmbeddedApp } from "../support/embedded-app.js";
 import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient } from "./memos-client.js";
+import { memoClient } from "../support/memos-client.js";
 import { startPageServer, type PageServer } from "./link-metadata-server.js";
 
 type LinkMetadata = { url: string; title: string; description: string; image: string };

@@ -1,22 +1,8 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Memo } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Memo } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(3);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const carol = () => app.users[2];
+const { api, admin, users: [alice, bob, carol] } = usePopulatedApp(3);
 
 async function created(body: Record<string, unknown>, as: Session = alice(), memoId?: string): Promise<Memo> {
 	const res = await api.create(as, body, memoId);
@@ -142,12 +128,12 @@ describe("ListMemoComments (contract 7.7)", () => {
 		const pub = await commented(bob(), parent.name, { content: "public", visibility: "PUBLIC" });
 		await commented(bob(), parent.name, { content: "protected", visibility: "PROTECTED" });
 		expectError(await listComments(null, parent.name), 401, 16);
-		await api.setAccessMode(app.admin, "PUBLIC");
+		await api.setAccessMode(admin(), "PUBLIC");
 		try {
 			const res = await listComments(null, parent.name);
 			expect(res.body.memos.map(memo => memo.name)).toEqual([pub.name]);
 		} finally {
-			await api.setAccessMode(app.admin, "PRIVATE");
+			await api.setAccessMode(admin(), "PRIVATE");
 		}
 	});
 });

@@ -1,22 +1,8 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Memo } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Memo } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const admin = () => app.admin;
+const { api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 async function created(body: Record<string, unknown>, as: Session = alice()): Promise<Memo> {
 	const res = await api.create(as, body);

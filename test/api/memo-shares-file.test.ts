@@ -1,23 +1,9 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { signIn, signUp, startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient } from "./memos-client.js";
+import { signIn, signUp, type Session } from "../support/users.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /** Share links and attachment bytes (contract 7.11, 8.5), and DeleteUser's clean-up of memo data (2.4). */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
+const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 async function ok<T = Record<string, unknown>>(res: Promise<{ status: number; body: T; text: string }>): Promise<T> {
 	const answer = await res;
@@ -38,7 +24,7 @@ async function shareToken(as: Session, memo: string): Promise<string> {
 }
 
 async function file(attachment: string, token: string) {
-	const res = await fetch(`${app.baseUrl}/file/${attachment}?share_token=${encodeURIComponent(token)}`);
+	const res = await fetch(`${app().baseUrl}/file/${attachment}?share_token=${encodeURIComponent(token)}`);
 	return { status: res.status, text: await res.text(), cacheControl: res.headers.get("cache-control") };
 }
 
@@ -67,8 +53,8 @@ describe("share_token on the file route (contract 8.5)", () => {
 
 describe("DeleteUser and memo data (contract 2.4)", () => {
 	test("removes the user's memos, reactions and share links; others' comments on them survive as ordinary memos", async () => {
-		await signUp(app.baseUrl, "leaver", undefined, { accessToken: app.admin.accessToken });
-		const leaver = await signIn(app.baseUrl, "leaver");
+		await signUp(app().baseUrl, "leaver", undefined, { accessToken: admin().accessToken });
+		const leaver = await signIn(app().baseUrl, "leaver");
 		const own = await ok(api.create(leaver, { content: "leaver's memo", visibility: "PUBLIC" }));
 		const token = await shareToken(leaver, own.name);
 		const comment = await ok(api.request<{ name: string }>("POST", `/${own.name}/comments`, { as: bob(), body: { content: "bob's comment", visibility: "PUBLIC" } }));
@@ -76,10 +62,10 @@ describe("DeleteUser and memo data (contract 2.4)", () => {
 		await ok(api.request("POST", `/${target.name}/reactions`, { as: leaver, body: { reaction: { reactionType: "👋" } } }));
 		await ok(api.request("PATCH", `/${own.name}/relations`, { as: leaver, body: { relations: [{ relatedMemo: { name: target.name } }] } }));
 
-		const res = await api.request("DELETE", "/users/leaver", { as: app.admin });
+		const res = await api.request("DELETE", "/users/leaver", { as: admin() });
 		expect(res.status).toBe(200);
 		expect((await api.get(alice(), own.name)).status).toBe(404);
-		expect((await fetch(`${app.baseUrl}/api/v1/shares/${token}/memo`)).status).toBe(404);
+		expect((await fetch(`${app().baseUrl}/api/v1/shares/${token}/memo`)).status).toBe(404);
 		const survivor = await api.get(bob(), comment.name);
 		expect(survivor.status).toBe(200);
 		expect(survivor.body).not.toHaveProperty("parent");

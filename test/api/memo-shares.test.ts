@@ -1,22 +1,8 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Memo } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Memo } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const admin = () => app.admin;
+const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 type Share = { name: string; createTime: string; expireTime?: string };
 
@@ -40,7 +26,7 @@ const tokenOf = (s: Share) => s.name.split("/")[3];
 
 /** GetSharedMemo with any headers (no Authorization by default). */
 async function getShared(token: string, headers: Record<string, string> = {}) {
-	const res = await fetch(`${app.baseUrl}/api/v1/shares/${encodeURIComponent(token)}/memo`, { headers });
+	const res = await fetch(`${app().baseUrl}/api/v1/shares/${encodeURIComponent(token)}/memo`, { headers });
 	const text = await res.text();
 	return { status: res.status, body: (text === "" ? undefined : JSON.parse(text)) as Memo & { code?: number } };
 }

@@ -1,22 +1,7 @@
-import { startPopulatedApp, type Population } from "../support/users.js";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { memoClient, type Memo } from "./memos-client.js";
+import type { Memo } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(2);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const admin = () => app.admin;
+const { api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const GENERATED_ID = /^memos\/[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$/;

@@ -1,15 +1,9 @@
 import { encodePageToken } from "../../shared/page-token.js";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { listAll, memoClient } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import { listAll } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const carol = () => app.users[2];
-const admin = () => app.admin;
+const { api, admin, users: [alice, bob, carol] } = usePopulatedApp(3);
 
 function expectError(res: { status: number; body: unknown }, status: number, code: number): void {
 	expect({ status: res.status, code: (res.body as { code?: number } | undefined)?.code }).toEqual({ status, code });
@@ -35,8 +29,6 @@ const DAY = 24 * 60 * 60 * 1000;
 const at = (day: number) => new Date(Date.UTC(2025, 0, 1) + day * DAY).toISOString();
 
 beforeAll(async () => {
-	app = await startPopulatedApp(3);
-	api = memoClient(app.baseUrl);
 	await create(alice(), "a-private", { content: "alpha private #work", visibility: "PRIVATE", createTime: at(1) });
 	await create(alice(), "a-protected", { content: "alpha protected #work/q1", visibility: "PROTECTED", createTime: at(2), pinned: true });
 	await create(alice(), "a-public", { content: "alpha public\n- [ ] task", visibility: "PUBLIC", createTime: at(3) });
@@ -50,10 +42,6 @@ beforeAll(async () => {
 		expect((await api.update(as, `memos/${id}`, "state", { state: "ARCHIVED" })).status).toBe(200);
 	}
 	for (const id of ["a-deleted", "a-private-deleted"]) expect((await api.remove(alice(), `memos/${id}`)).status).toBe(200);
-});
-
-afterAll(async () => {
-	await app.stop();
 });
 
 // Carol keeps her memos PRIVATE so they only show up in her own lists.

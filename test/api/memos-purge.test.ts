@@ -9,7 +9,7 @@ import { attachResources, documentsOf } from "../../shared/runtime/resources.js"
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
 import { populate, signIn, type Session } from "../support/users.js";
-import { memoClient } from "./memos-client.js";
+import { memoClient } from "../support/memos-client.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -1,23 +1,19 @@
 import { jest } from "@jest/globals";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population } from "../support/users.js";
-import { listAll, memoClient } from "./memos-client.js";
+import { listAll } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
+const { app, api, users: [user] } = usePopulatedApp(1);
 
 const COUNT = 10_000;
 const BASE_TIME = Date.UTC(2025, 0, 1);
 
 beforeAll(async () => {
-	app = await startPopulatedApp(1);
-	api = memoClient(app.baseUrl);
 	// One memo through the API gives the creator's internal id; the rest go straight into the store.
-	const first = await api.create(app.users[0], { content: "seed" }, "seed");
+	const first = await api.create(user(), { content: "seed" }, "seed");
 	expect(first.status).toBe(200);
-	const memos = documentsOf(app.node.broker).collection<MemoDoc>("memos");
+	const memos = documentsOf(app().node.broker).collection<MemoDoc>("memos");
 	const seed = await memos.findOne({ _id: "seed" });
 	if (seed === null) throw new Error("seed memo missing");
 	for (let i = 0; i < COUNT; i++) {
@@ -35,16 +31,12 @@ beforeAll(async () => {
 	}
 }, 120_000);
 
-afterAll(async () => {
-	await app.stop();
-});
-
 /** The memos-collection queries of one request: those that select a page carry a limit. */
 async function queriesOf(query: Record<string, string>) {
-	const memos = documentsOf(app.node.broker).collection<MemoDoc>("memos");
+	const memos = documentsOf(app().node.broker).collection<MemoDoc>("memos");
 	const find = jest.spyOn(memos, "find");
 	try {
-		const res = await api.list(app.users[0], query);
+		const res = await api.list(user(), query);
 		expect(res.status).toBe(200);
 		const selecting = find.mock.calls.filter(([, options]) => options?.limit !== undefined);
 		return { res, selecting: selecting.length, total: find.mock.calls.length };
@@ -74,9 +66,9 @@ test("a filtered ListMemos page over 10,000 memos is selected by one store query
 });
 
 test("pageSize above 1000 is coerced to 1000, and the pages cover every memo once", async () => {
-	const first = await api.list(app.users[0], { pageSize: "5000", orderBy: "pinned desc, create_time asc" });
+	const first = await api.list(user(), { pageSize: "5000", orderBy: "pinned desc, create_time asc" });
 	expect(first.body.memos).toHaveLength(1000);
-	const all = await listAll(api, app.users[0], { pageSize: "1000", orderBy: "pinned desc, create_time asc" });
+	const all = await listAll(api, user(), { pageSize: "1000", orderBy: "pinned desc, create_time asc" });
 	expect(all.pages).toEqual([...Array<number>(10).fill(1000), 1]);
 	expect(new Set(all.names).size).toBe(COUNT + 1);
 	const pinned = Math.ceil(COUNT / 7);

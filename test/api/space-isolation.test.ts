@@ -1,6 +1,6 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { authHeaders, startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { listAll, memoClient, type Answer, type Memo } from "./memos-client.js";
+import { authHeaders, type Session } from "../support/users.js";
+import { listAll, type Answer, type Memo } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /**
  * The isolation matrix (contract 1.10, 3.2, 3.4, 8.1): every visibility × every kind of caller ×
@@ -18,15 +18,14 @@ interface CallerKind {
 	member: boolean;
 }
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
+const { app, api, admin, users } = usePopulatedApp(4);
 
 const CALLERS: CallerKind[] = [
-	{ kind: "creator", session: () => app.users[0], creator: true, member: true },
-	{ kind: "same-space member", session: () => app.users[1], creator: false, member: true },
-	{ kind: "other-space member", session: () => app.users[2], creator: false, member: false },
-	{ kind: "non-member", session: () => app.users[3], creator: false, member: false },
-	{ kind: "instance admin", session: () => app.admin, creator: false, member: false },
+	{ kind: "creator", session: users[0], creator: true, member: true },
+	{ kind: "same-space member", session: users[1], creator: false, member: true },
+	{ kind: "other-space member", session: users[2], creator: false, member: false },
+	{ kind: "non-member", session: users[3], creator: false, member: false },
+	{ kind: "instance admin", session: admin, creator: false, member: false },
 	{ kind: "anonymous (public instance)", session: () => null, creator: false, member: false }
 ];
 
@@ -64,10 +63,8 @@ async function ok<T>(res: Promise<Answer<T>>): Promise<T> {
 }
 
 beforeAll(async () => {
-	app = await startPopulatedApp(4);
-	api = memoClient(app.baseUrl);
-	const [alice, , carol] = app.users;
-	await api.setAccessMode(app.admin, "PUBLIC");
+	const [alice, , carol] = app().users;
+	await api.setAccessMode(admin(), "PUBLIC");
 	await ok(api.request("POST", "/spaces", { as: alice, query: { spaceId: "team" }, body: { displayName: "Team" } }));
 	await ok(api.request("POST", `/${SPACE}/members`, { as: alice, body: { user: "users/user2" } }));
 	await ok(api.request("POST", "/spaces", { as: carol, query: { spaceId: "elsewhere" }, body: { displayName: "Elsewhere" } }));
@@ -90,10 +87,6 @@ beforeAll(async () => {
 		api.create(alice, { content: "refers to all", visibility: "PUBLIC", relations: VISIBILITIES.map(v => ({ relatedMemo: { name: fixture[v].memo }, type: "REFERENCE" })) })
 	);
 	referrer = ref.name;
-});
-
-afterAll(async () => {
-	await app.stop();
 });
 
 /** What an operation shows: "readable" when the memo or its part is served or listed, "hidden" when not, or the status of a refusal. */
@@ -217,7 +210,7 @@ const OPERATIONS: Operation[] = [
 		name: "file route",
 		run: async (caller, v) => {
 			const session = caller.session();
-			const res = await fetch(`${app.baseUrl}/file/${fixture[v].attachment}/${fixture[v].filename}`, { headers: session === null ? {} : authHeaders(session) });
+			const res = await fetch(`${app().baseUrl}/file/${fixture[v].attachment}/${fixture[v].filename}`, { headers: session === null ? {} : authHeaders(session) });
 			const body = await res.text();
 			if (res.status === 200) expect(body).toBe(v);
 			else expect(body).not.toContain(v);
@@ -229,7 +222,7 @@ const OPERATIONS: Operation[] = [
 		run: async (caller, v) => {
 			const session = caller.session();
 			const other = v === "PUBLIC" ? fixture.PROTECTED.share : fixture.PUBLIC.share;
-			const res = await fetch(`${app.baseUrl}/file/${fixture[v].attachment}?share_token=${other}`, { headers: session === null ? {} : authHeaders(session) });
+			const res = await fetch(`${app().baseUrl}/file/${fixture[v].attachment}?share_token=${other}`, { headers: session === null ? {} : authHeaders(session) });
 			expect(await res.text()).not.toContain(v);
 			return statusOutcome(res);
 		},
@@ -239,7 +232,7 @@ const OPERATIONS: Operation[] = [
 		name: "file route with the memo's share token (the creator's explicit grant)",
 		run: async (caller, v) => {
 			const session = caller.session();
-			const res = await fetch(`${app.baseUrl}/file/${fixture[v].attachment}?share_token=${fixture[v].share}`, { headers: session === null ? {} : authHeaders(session) });
+			const res = await fetch(`${app().baseUrl}/file/${fixture[v].attachment}?share_token=${fixture[v].share}`, { headers: session === null ? {} : authHeaders(session) });
 			await res.arrayBuffer();
 			return statusOutcome(res);
 		},
@@ -285,7 +278,7 @@ describe("nothing else reveals a SPACE memo", () => {
 	const nonMembers = () => CALLERS.filter(c => !c.member);
 
 	test("a member's page token is refused for anyone else", async () => {
-		const bob = app.users[1];
+		const bob = users[1]();
 		const page = await ok(api.list(bob, { pageSize: "1", filter: `space == "${SPACE}"` }));
 		expect(page.nextPageToken).not.toBe("");
 		for (const caller of nonMembers()) {
@@ -309,7 +302,7 @@ describe("nothing else reveals a SPACE memo", () => {
 	});
 
 	test("placing memos in a space, or moving them there, needs a membership; the space answers NOT_FOUND", async () => {
-		const dave = app.users[3];
+		const dave = users[3]();
 		expect((await api.create(dave, { content: "x", visibility: "SPACE", space: SPACE })).status).toBe(404);
 		expect((await api.create(dave, { content: "x", visibility: "PUBLIC", space: SPACE })).status).toBe(404);
 		expect((await api.request("POST", `/${fixture.PUBLIC.memo}/comments`, { as: dave, body: { content: "x", visibility: "SPACE", space: SPACE } })).status).toBe(404);

@@ -1,26 +1,10 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Answer, type Memo } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Answer, Memo } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /** SPACE rules of the memo service (contract 1.10, 3.4, 6.2, 7.3, 7.5, 7.6, 8.1, 9). */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
-
-beforeAll(async () => {
-	app = await startPopulatedApp(4);
-	api = memoClient(app.baseUrl);
-});
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const carol = () => app.users[2];
-const dave = () => app.users[3];
-const admin = () => app.admin;
+const { api, admin, users: [alice, bob, carol, dave] } = usePopulatedApp(4);
 
 function expectError(res: Answer<unknown>, status: number, code: number): void {
 	expect({ status: res.status, code: (res.body as { code?: number } | undefined)?.code }).toEqual({ status, code });

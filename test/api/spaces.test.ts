@@ -1,30 +1,17 @@
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { signUp, startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Answer } from "./memos-client.js";
+import { signUp, type Session } from "../support/users.js";
+import type { Answer } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
 /** SpaceService over HTTP (contract 3.4, 4.7, 9). */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
+const { app, api, admin, users: [alice, bob, carol, dave] } = usePopulatedApp(4);
 
 beforeAll(async () => {
-	app = await startPopulatedApp(4);
-	api = memoClient(app.baseUrl);
 	// An archived user, for AddSpaceMember.
-	await signUp(app.baseUrl, "archived", undefined, { accessToken: app.admin.accessToken });
-	const res = await api.request("PATCH", "/users/archived", { as: app.admin, query: { updateMask: "state" }, body: { state: "ARCHIVED" } });
+	await signUp(app().baseUrl, "archived", undefined, { accessToken: admin().accessToken });
+	const res = await api.request("PATCH", "/users/archived", { as: admin(), query: { updateMask: "state" }, body: { state: "ARCHIVED" } });
 	if (res.status !== 200) throw new Error(`archiving answered ${res.status}: ${res.text}`);
 });
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const carol = () => app.users[2];
-const dave = () => app.users[3];
-const admin = () => app.admin;
 
 type Space = Record<string, unknown> & { name: string };
 
@@ -386,9 +373,9 @@ describe("InstanceStats and DeleteUser", () => {
 	});
 
 	test("DeleteUser removes the user's memberships; a last ADMIN's space passes to the longest-standing member, an emptied space is deleted", async () => {
-		await signUp(app.baseUrl, "leaver", undefined, { accessToken: admin().accessToken });
+		await signUp(app().baseUrl, "leaver", undefined, { accessToken: admin().accessToken });
 		const { signIn } = await import("../support/users.js");
-		const leaver = await signIn(app.baseUrl, "leaver");
+		const leaver = await signIn(app().baseUrl, "leaver");
 		const shared = await createSpace(leaver, { displayName: "Handed over" });
 		await ok(addMember(leaver, shared, "user3"));
 		await ok(addMember(leaver, shared, "user4"));

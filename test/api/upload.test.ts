@@ -1,14 +1,13 @@
 import { createHash } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import type { EmbeddedApp } from "../support/embedded-app.js";
-import { startPopulatedApp, type Population, type Session } from "../support/users.js";
-import { memoClient, type Answer } from "./memos-client.js";
+import type { Session } from "../support/users.js";
+import type { Answer } from "../support/memos-client.js";
+import { usePopulatedApp } from "../support/populated-app.js";
 
-/** The chunked upload protocol of contract 8.4 on the embedded app. */
+/** The chunked upload protocol of contract 8.4 on the embedded app(). */
 
-let app: EmbeddedApp & Population;
-let api: ReturnType<typeof memoClient>;
+const { app, api, users: [alice, bob, carol] } = usePopulatedApp(3, { METRICS_ENABLED: "true", METRICS_PORT: "0" });
 let now = Date.now();
 
 const MiB = 1024 * 1024;
@@ -24,19 +23,9 @@ interface UploadAnswer {
 }
 
 beforeAll(async () => {
-	app = await startPopulatedApp(3, { METRICS_ENABLED: "true", METRICS_PORT: "0" });
-	api = memoClient(app.baseUrl);
-	const service = app.node.broker.getLocalService("attachments") as unknown as { clock: () => number };
+	const service = app().node.broker.getLocalService("attachments") as unknown as { clock: () => number };
 	service.clock = () => now;
 });
-
-afterAll(async () => {
-	await app.stop();
-});
-
-const alice = () => app.users[0];
-const bob = () => app.users[1];
-const carol = () => app.users[2];
 
 function expectError(res: Answer<unknown>, status: number, code: number): void {
 	expect({ status: res.status, code: (res.body as { code?: number } | undefined)?.code }).toEqual({ status, code });
@@ -64,19 +53,19 @@ function patterned(size: number): Buffer {
 }
 
 async function download(name: string, as: Session): Promise<Buffer> {
-	const res = await fetch(`${app.baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${as.accessToken}` } });
+	const res = await fetch(`${app().baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${as.accessToken}` } });
 	expect(res.status).toBe(200);
 	return Buffer.from(await res.arrayBuffer());
 }
 
 /** Chunks staged in the blob store for the session (`uploads/<key>/<n>`). */
 async function stagedChunks(uploadId: string): Promise<string[]> {
-	const dir = path.join(app.dataDir, "blobs", "uploads", uploadId.split(".")[0] as string);
+	const dir = path.join(app().dataDir, "blobs", "uploads", uploadId.split(".")[0] as string);
 	return readdir(dir).catch(() => []);
 }
 
 function openGauge(): number | undefined {
-	const metric = app.node.broker.metrics.getMetric("memos_upload_sessions_open");
+	const metric = app().node.broker.metrics.getMetric("memos_upload_sessions_open");
 	return (metric?.get() as { value?: number } | null)?.value;
 }
 

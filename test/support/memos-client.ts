@@ -1,5 +1,4 @@
-import type { Session } from "../support/users.js";
-import { authHeaders } from "../support/users.js";
+import { authHeaders, type Session } from "./users.js";
 
 /** A small HTTP client for the memo API tests: JSON in, status and parsed JSON out. */
 
@@ -26,14 +25,16 @@ export interface RequestOptions {
 	body?: unknown;
 }
 
-export function memoClient(baseUrl: string) {
+/** `baseUrl` may be a function, read on each request, for a client made before its app starts. */
+export function memoClient(baseUrl: string | (() => string)) {
 	async function request<T = Record<string, unknown>>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
 		// encodeURIComponent leaves `(` and `)` alone (URLSearchParams would triple them), which
 		// keeps very long filters within the HTTP server's request-line limit.
 		const search = Object.entries(options.query ?? {})
 			.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
 			.join("&");
-		const url = `${baseUrl}/api/v1${path}${search === "" ? "" : `?${search}`}`;
+		const base = typeof baseUrl === "function" ? baseUrl() : baseUrl;
+		const url = `${base}/api/v1${path}${search === "" ? "" : `?${search}`}`;
 		const headers: Record<string, string> = options.as ? authHeaders(options.as) : { "Content-Type": "application/json" };
 		const body = options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body);
 		const res = await fetch(url, { method, headers, body });
@@ -69,9 +70,11 @@ export function memoClient(baseUrl: string) {
 	};
 }
 
+export type MemoClient = ReturnType<typeof memoClient>;
+
 /** Walks every page of a ListMemos query, returning the memo names in order and the page sizes. */
 export async function listAll(
-	client: ReturnType<typeof memoClient>,
+	client: MemoClient,
 	as: Session | null,
 	query: Record<string, string>
 ): Promise<{ names: string[]; pages: number[] }> {
