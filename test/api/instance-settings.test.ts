@@ -1,3 +1,4 @@
+import { SETTING_DEFAULTS } from "../../services/instance/setting-defaults.js";
 import type { EmbeddedApp } from "../support/embedded-app.js";
 import { authHeaders, startPopulatedApp, type Population } from "../support/users.js";
 
@@ -42,24 +43,10 @@ describe("reading settings (11.1, 11.2)", () => {
 	test("anyone reads GENERAL, MEMO_RELATED, TAGS and ACCESS; never-stored settings read as defaults", async () => {
 		const general = await get("GENERAL");
 		expect(general.status).toBe(200);
-		expect(general.body).toEqual({
-			name: "instance/settings/GENERAL",
-			generalSetting: {
-				disallowUserRegistration: false,
-				disallowPasswordAuth: false,
-				additionalScript: "",
-				additionalStyle: "",
-				weekStartDayOffset: 0,
-				disallowChangeUsername: false,
-				disallowChangeNickname: false
-			}
-		});
-		expect((await get("MEMO_RELATED")).body).toEqual({
-			name: "instance/settings/MEMO_RELATED",
-			memoRelatedSetting: { contentLengthLimit: 8192, enableDoubleClickEdit: false, reactions: ["👍", "👎", "❤️", "🎉", "😄", "😕", "😢", "😡"] }
-		});
-		expect((await get("TAGS")).body).toEqual({ name: "instance/settings/TAGS", tagsSetting: { tags: {} } });
-		expect((await get("ACCESS")).body).toEqual({ name: "instance/settings/ACCESS", accessSetting: { accessMode: "INSTANCE_ACCESS_MODE_PRIVATE" } });
+		expect(general.body).toEqual({ name: "instance/settings/GENERAL", generalSetting: SETTING_DEFAULTS.GENERAL });
+		expect((await get("MEMO_RELATED")).body).toEqual({ name: "instance/settings/MEMO_RELATED", memoRelatedSetting: SETTING_DEFAULTS.MEMO_RELATED });
+		expect((await get("TAGS")).body).toEqual({ name: "instance/settings/TAGS", tagsSetting: SETTING_DEFAULTS.TAGS });
+		expect((await get("ACCESS")).body).toEqual({ name: "instance/settings/ACCESS", accessSetting: SETTING_DEFAULTS.ACCESS });
 	});
 
 	test("the key is case-insensitive and returned upper-case; an unknown key is INVALID_ARGUMENT", async () => {
@@ -133,15 +120,7 @@ describe("UpdateInstanceSetting (11.4)", () => {
 		expect(replaced.status).toBe(200);
 		expect(replaced.body).toEqual({
 			name: "instance/settings/GENERAL",
-			generalSetting: {
-				disallowUserRegistration: false,
-				disallowPasswordAuth: false,
-				additionalScript: "",
-				additionalStyle: "body{}",
-				weekStartDayOffset: 1,
-				disallowChangeUsername: false,
-				disallowChangeNickname: false
-			}
+			generalSetting: { ...SETTING_DEFAULTS.GENERAL, additionalStyle: "body{}", weekStartDayOffset: 1 }
 		});
 		const masked = await patch("GENERAL", { general_setting: { disallow_user_registration: true, additionalStyle: "not named" } }, "general_setting.disallow_user_registration");
 		expect(masked.body.generalSetting).toMatchObject({ disallowUserRegistration: true, additionalStyle: "body{}", weekStartDayOffset: 1 });
