@@ -1,6 +1,7 @@
 import type { Context } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { failedPrecondition, invalidArgument, unauthenticated } from "../../shared/errors.js";
+import { pathId } from "../../shared/ids.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import type { Filter } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
@@ -38,7 +39,7 @@ export const commentActions: MemosActions = {
 		async handler(ctx: CommentCtx<{ memo?: unknown; commentId?: unknown; comment?: unknown }>) {
 			const caller = ctx.meta.user;
 			if (!caller) throw unauthenticated();
-			const parentId = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const parentId = pathId(ctx.params.memo);
 			const memos = this.memoCollection();
 			const parent = await memos.findOne({ _id: parentId });
 			assertReadable(parent, parentId, caller, await this.callerSpaces(ctx));
@@ -59,7 +60,7 @@ export const commentActions: MemosActions = {
 	listMemoComments: {
 		async handler(ctx: CommentCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown; orderBy?: unknown }>) {
 			const caller = ctx.meta.user ?? null;
-			const parentId = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const parentId = pathId(ctx.params.memo);
 			const pageSize = pageSizeParam(ctx.params.pageSize);
 			const pageToken = text(ctx.params.pageToken, "pageToken");
 			const orderBy = text(ctx.params.orderBy, "orderBy");

@@ -1,7 +1,7 @@
 import type { Context, ServiceBroker } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
-import { generateId } from "../../shared/ids.js";
+import { generateId, pathId } from "../../shared/ids.js";
 import { formatReactionName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import { toTimestamp } from "../../shared/proto-json.js";
@@ -95,7 +95,7 @@ export const reactionActions: MemosActions = {
 		async handler(ctx: ReactionCtx<{ memo?: unknown; reaction?: unknown }>) {
 			const caller = ctx.meta.user;
 			if (!caller) throw unauthenticated();
-			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const id = pathId(ctx.params.memo);
 			const reactionType = parseReactionType(ctx.params.reaction);
 			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
 			const doc = await upsertReaction(reactionCollection(this.broker), id, caller.id, reactionType, ctx.meta.requestTime ?? Date.now());
@@ -108,7 +108,7 @@ export const reactionActions: MemosActions = {
 	listMemoReactions: {
 		async handler(ctx: ReactionCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
 			const caller = ctx.meta.user ?? null;
-			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const id = pathId(ctx.params.memo);
 			const pageSize = pageSizeParam(ctx.params.pageSize);
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
 			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
@@ -134,8 +134,8 @@ export const reactionActions: MemosActions = {
 		async handler(ctx: ReactionCtx<{ memo?: unknown; reaction?: unknown }>): Promise<void> {
 			const caller = ctx.meta.user;
 			if (!caller) throw unauthenticated();
-			const memoId = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
-			const reactionId = typeof ctx.params.reaction === "string" ? ctx.params.reaction : "";
+			const memoId = pathId(ctx.params.memo);
+			const reactionId = pathId(ctx.params.reaction);
 			const memo = await this.memoCollection().findOne({ _id: memoId, deleteTime: null });
 			const reactions = reactionCollection(this.broker);
 			const reaction = memo === null ? null : await reactions.findOne({ _id: reactionId, memoId });

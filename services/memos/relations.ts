@@ -1,6 +1,7 @@
 import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
+import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import { parseEnum } from "../../shared/proto-json.js";
@@ -123,7 +124,7 @@ export const relationActions: MemosActions = {
 		async handler(ctx: RelationsCtx<{ memo?: unknown; relations?: unknown }>): Promise<void> {
 			const caller = ctx.meta.user;
 			if (!caller) throw unauthenticated();
-			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const id = pathId(ctx.params.memo);
 			const relatedIds = parseReferences(ctx.params.relations, id);
 			const memos = this.memoCollection();
 			assertCanUpdate(await memos.findOne({ _id: id }), id, caller);
@@ -142,7 +143,7 @@ export const relationActions: MemosActions = {
 	listMemoRelations: {
 		async handler(ctx: RelationsCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
 			const caller = ctx.meta.user ?? null;
-			const id = typeof ctx.params.memo === "string" ? ctx.params.memo : "";
+			const id = pathId(ctx.params.memo);
 			const pageSize = pageSizeParam(ctx.params.pageSize);
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
 			const memos = this.memoCollection();
