@@ -1,4 +1,5 @@
 import type { Filter } from "../store/document-store.js";
+import { isConnective, type Condition } from "./condition.js";
 import { secondRange } from "./time-values.js";
 
 /**
@@ -29,6 +30,29 @@ export function any(items: Compiled[]): Compiled {
 	const queries = items.filter((item): item is Filter => item !== false);
 	if (queries.length === 0) return false;
 	return queries.length === 1 ? queries[0] : { $or: queries };
+}
+
+/**
+ * A condition's constants and connectives, with negation pushed down to the predicates (De
+ * Morgan, since MongoDB has no top-level `$not`): `predicate` compiles each one, asserted or denied.
+ */
+export function compileCondition<P extends { kind: string }>(
+	condition: Condition<P>,
+	positive: boolean,
+	predicate: (item: P, positive: boolean) => Compiled
+): Compiled {
+	if (!isConnective(condition)) return predicate(condition, positive);
+	switch (condition.kind) {
+		case "const":
+			return condition.value === positive;
+		case "not":
+			return compileCondition(condition.item, !positive, predicate);
+		case "and":
+		case "or": {
+			const items = condition.items.map(item => compileCondition(item, positive, predicate));
+			return (condition.kind === "and") === positive ? all(items) : any(items);
+		}
+	}
 }
 
 /** A compiled condition as one query: true selects everything, false nothing. */

@@ -1,9 +1,9 @@
 import { parseFilterText } from "../../../shared/cel/parse-filter.js";
-import { NEGATED, all, any, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
+import { NEGATED, compileCondition, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
 import { storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
 import { resolveSeconds } from "../../../shared/cel/time-values.js";
 import type { Filter } from "../../../shared/store/document-store.js";
-import type { AttachmentCondition, CheckedAttachmentFilter, StringField } from "./attachment-condition.js";
+import type { AttachmentPredicate, CheckedAttachmentFilter, StringField } from "./attachment-condition.js";
 import { checkAttachmentFilter } from "./attachment-filter-check.js";
 
 export type { CheckedAttachmentFilter } from "./attachment-condition.js";
@@ -20,20 +20,11 @@ export function parseAttachmentFilter(text: string | undefined): CheckedAttachme
 
 /** The one store query for the filter's condition (the space term is applied by the caller), `now` in epoch ms. */
 export function compileAttachmentFilter(filter: CheckedAttachmentFilter, now: number): Filter {
-	return toQuery(compile(filter.condition, true, now));
+	return toQuery(compileCondition(filter.condition, true, (predicate, positive) => compilePredicate(predicate, positive, now)));
 }
 
-function compile(condition: AttachmentCondition, positive: boolean, now: number): Compiled {
+function compilePredicate(condition: AttachmentPredicate, positive: boolean, now: number): Compiled {
 	switch (condition.kind) {
-		case "const":
-			return condition.value === positive;
-		case "not":
-			return compile(condition.item, !positive, now);
-		case "and":
-		case "or": {
-			const items = condition.items.map(item => compile(item, positive, now));
-			return (condition.kind === "and") === positive ? all(items) : any(items);
-		}
 		case "string": {
 			const op = positive ? condition.op : NEGATED[condition.op];
 			const path = PATHS[condition.field];

@@ -1,3 +1,4 @@
+import type { Condition } from "../../../shared/cel/condition.js";
 import type { Comparison } from "../../../shared/cel/query-parts.js";
 import type { TextFunction } from "../../../shared/cel/text-match.js";
 import type { TimeValue } from "../../../shared/cel/time-values.js";
@@ -6,10 +7,9 @@ import type { TimeValue } from "../../../shared/cel/time-values.js";
  * A checked memo filter (contract 6.2), independent of the request: names of users and `now`
  * are resolved only when it is compiled.
  */
-export type MemoCondition =
-	| { kind: "const"; value: boolean }
-	| { kind: "and" | "or"; items: MemoCondition[] }
-	| { kind: "not"; item: MemoCondition }
+export type MemoCondition = Condition<MemoPredicate>;
+
+export type MemoPredicate =
 	| { kind: "flag"; field: FlagField; value: boolean }
 	| { kind: "content"; op: "=="; value: string }
 	| { kind: "contentIn"; values: string[] }
@@ -23,12 +23,9 @@ export type MemoCondition =
 	| { kind: "tagCount"; op: Comparison; value: bigint };
 
 /** A condition on one tag inside `tags.exists(t, …)`. */
-export type TagCondition =
-	| { kind: "const"; value: boolean }
-	| { kind: "and" | "or"; items: TagCondition[] }
-	| { kind: "not"; item: TagCondition }
-	| { kind: "in"; values: string[] }
-	| { kind: "text"; fn: TextFunction; value: string };
+export type TagCondition = Condition<TagTest>;
+
+export type TagTest = { kind: "in"; values: string[] } | { kind: "text"; fn: TextFunction; value: string };
 
 export type { Comparison } from "../../../shared/cel/query-parts.js";
 

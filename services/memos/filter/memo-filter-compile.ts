@@ -1,6 +1,6 @@
 import type { Filter } from "../../../shared/store/document-store.js";
-import type { Comparison, FlagField, MemoCondition, TagCondition, TimeField } from "./memo-condition.js";
-import { NEGATED, all, any, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
+import type { Comparison, FlagField, MemoCondition, MemoPredicate, TagCondition, TimeField } from "./memo-condition.js";
+import { NEGATED, compileCondition, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
 import { END, exactPattern, storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
 import { resolveSeconds } from "../../../shared/cel/time-values.js";
 
@@ -24,24 +24,14 @@ const MAX_TAG_COUNT = 2n ** 31n;
 
 /**
  * One document-store query in the operators both adapters run (no `$where`, `$expr` or
- * `$elemMatch`). Negation is pushed down to the fields (De Morgan), because MongoDB has no
- * top-level `$not`.
+ * `$elemMatch`).
  */
-export function compileCondition(condition: MemoCondition, env: CompileEnv): Filter {
-	return toQuery(compile(condition, true, env));
+export function compileMemoCondition(condition: MemoCondition, env: CompileEnv): Filter {
+	return toQuery(compileCondition(condition, true, (predicate, positive) => compilePredicate(predicate, positive, env)));
 }
 
-function compile(condition: MemoCondition, positive: boolean, env: CompileEnv): Compiled {
+function compilePredicate(condition: MemoPredicate, positive: boolean, env: CompileEnv): Compiled {
 	switch (condition.kind) {
-		case "const":
-			return condition.value === positive;
-		case "not":
-			return compile(condition.item, !positive, env);
-		case "and":
-		case "or": {
-			const items = condition.items.map(item => compile(item, positive, env));
-			return (condition.kind === "and") === positive ? all(items) : any(items);
-		}
 		case "flag": {
 			const wanted = condition.value === positive;
 			if (condition.field === "has_location") return { location: wanted ? { $ne: null } : null };

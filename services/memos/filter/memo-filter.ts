@@ -3,7 +3,7 @@ import type { Filter } from "../../../shared/store/document-store.js";
 import type { MemoCondition } from "./memo-condition.js";
 import { checkMemoFilter } from "./memo-filter-check.js";
 import type { CompileEnv } from "./memo-filter-compile.js";
-import { compileCondition } from "./memo-filter-compile.js";
+import { compileMemoCondition } from "./memo-filter-compile.js";
 
 export type { CompileEnv } from "./memo-filter-compile.js";
 
@@ -23,5 +23,5 @@ export function parseMemoFilter(text: string | undefined): CheckedMemoFilter {
 
 /** The one store query selecting the memos `filter` accepts, with `now` and user names of this request. */
 export function compileMemoFilter(filter: CheckedMemoFilter, env: CompileEnv): Filter {
-	return compileCondition(filter.condition, env);
+	return compileMemoCondition(filter.condition, env);
 }
