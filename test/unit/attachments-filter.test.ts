@@ -1,6 +1,5 @@
 import { ServiceError } from "../../shared/errors.js";
-import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
-import { openDocumentStore } from "../../shared/store/open-store.js";
+import { useFilterStore } from "../support/filter-store.js";
 import type { AttachmentDoc } from "../../services/attachments/attachment-doc.js";
 import { compileAttachmentFilter, parseAttachmentFilter } from "../../services/attachments/filter/attachment-filter.js";
 
@@ -35,24 +34,13 @@ const DOCS = [
 	attachment("a4", { filename: "100%_done.txt", type: "text/plain", createTime: NOW })
 ];
 
-let store: DocumentStore;
-let collection: Collection<AttachmentDoc>;
-
-beforeAll(async () => {
-	store = await openDocumentStore({ dir: null });
-	collection = store.collection<AttachmentDoc>("attachments");
-	for (const doc of DOCS) await collection.insert(doc);
-});
-
-afterAll(async () => {
-	await store.close();
-});
+const attachments = useFilterStore("attachments", DOCS);
 
 async function select(text: string): Promise<string[]> {
 	const filter = parseAttachmentFilter(text);
 	const query = compileAttachmentFilter(filter, NOW);
 	const own = filter.spaceId === undefined ? {} : { spaceId: filter.spaceId };
-	return (await collection.find({ $and: [own, query] }, { sort: { seq: 1 } })).map(doc => doc._id);
+	return (await attachments().find({ $and: [own, query] }, { sort: { seq: 1 } })).map(doc => doc._id);
 }
 
 test.each([

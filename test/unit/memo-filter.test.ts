@@ -1,6 +1,6 @@
-import { ServiceError } from "../../shared/errors.js";
-import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
-import { openDocumentStore } from "../../shared/store/open-store.js";
+import type { ServiceError } from "../../shared/errors.js";
+import { thrownServiceError } from "../support/service-errors.js";
+import { useFilterStore } from "../support/filter-store.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { compileMemoFilter, parseMemoFilter } from "../../services/memos/filter/memo-filter.js";
 
@@ -82,34 +82,17 @@ const MEMOS: MemoDoc[] = [
 ];
 const ALL = MEMOS.map(m => m._id);
 
-let store: DocumentStore;
-let memos: Collection<MemoDoc>;
-
-beforeAll(async () => {
-	store = await openDocumentStore({ dir: null });
-	memos = store.collection<MemoDoc>("memos");
-	for (const doc of MEMOS) await memos.insert(doc);
-});
-
-afterAll(async () => {
-	await store.close();
-});
+const memos = useFilterStore("memos", MEMOS);
 
 async function select(filter: string): Promise<string[]> {
 	const checked = parseMemoFilter(filter);
 	const creatorIds = new Map(checked.usernames.flatMap(name => (USERS.has(name) ? [[name, USERS.get(name) as string] as const] : [])));
-	const found = await memos.find(compileMemoFilter(checked, { now: NOW, creatorIds }), { sort: { seq: 1 } });
+	const found = await memos().find(compileMemoFilter(checked, { now: NOW, creatorIds }), { sort: { seq: 1 } });
 	return found.map(doc => doc._id);
 }
 
 function rejection(filter: string): ServiceError {
-	try {
-		parseMemoFilter(filter);
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error(`expected ${JSON.stringify(filter)} to be rejected`);
+	return thrownServiceError(() => parseMemoFilter(filter));
 }
 
 describe("memo filter fields and operators (contract 6.1, 6.2), run by the NeDB store", () => {
@@ -278,7 +261,7 @@ describe("memo filter fields and operators (contract 6.1, 6.2), run by the NeDB 
 
 	it("takes now from the request", async () => {
 		const checked = parseMemoFilter("created_ts < now");
-		const at = (now: number) => memos.find(compileMemoFilter(checked, { now, creatorIds: new Map() }), { sort: { seq: 1 } });
+		const at = (now: number) => memos().find(compileMemoFilter(checked, { now, creatorIds: new Map() }), { sort: { seq: 1 } });
 		expect((await at(1_735_689_601_999)).map(doc => doc._id)).toEqual(["m1", "m4"]);
 		expect((await at(1_735_689_602_000)).map(doc => doc._id)).toEqual(["m1", "m2", "m4"]);
 	});
