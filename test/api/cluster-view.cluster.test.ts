@@ -1,69 +1,39 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import type { ClusterView } from "../../services/gateway/cluster-view.js";
 import { buildOpenApi } from "../../services/gateway/openapi.js";
 import { ROUTE_TABLE } from "../../services/gateway/route-table.js";
 import { SERVICE_NAMES } from "../../shared/runtime/config.js";
-import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
+import { waitFor } from "../support/processes.js";
 import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
 
 /**
  * The operational endpoints of the gateway in cluster mode: real nats-server, one OS process
  * per group of services, each running `node dist/services/main.js` as the container image does.
  */
-const natsBinary = findNatsServer();
-if (!natsBinary && process.env.CI === "true") throw new Error("nats-server is required in CI (apt-get install nats-server)");
-const describeCluster = natsBinary ? describe : describe.skip;
-
-const MAIN = path.resolve("dist/services/main.js");
-
 describeCluster("cluster view, OpenAPI and reference page in cluster mode", () => {
-	let dataRoot: string;
-	let nats: Proc;
+	let cluster: Cluster;
 	let gatewayUrl: string;
 	let admin: Session;
-	const procs: Record<string, Proc> = {};
 
-	async function startGroup(services: string, natsUrl: string, extra: Record<string, string> = {}): Promise<void> {
-		procs[services] = startProcess(process.execPath, [MAIN], {
-			SERVICES: services,
-			TRANSPORTER: natsUrl,
-			NODE_ID: `${services.replace(/,/g, "-")}-node`,
-			DATA_DIR: path.join(dataRoot, services.replace(/,/g, "_")),
-			HOST: "127.0.0.1",
-			PORT: String(await freePort()),
-			HEALTH_PORT: String(await freePort()),
-			METRICS_ENABLED: "false",
-			LOG_LEVEL: "warn",
-			REQUEST_TIMEOUT_MS: "3000",
-			...extra
-		});
+	function startGroup(services: string) {
+		return cluster.start(services, services, { NODE_ID: `${services.replace(/,/g, "-")}-node`, METRICS_ENABLED: "false", REQUEST_TIMEOUT_MS: "3000" });
 	}
 
 	const clusterView = () => fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
 
 	beforeAll(async () => {
-		dataRoot = await mkdtemp(path.join(os.tmpdir(), "memos-ops-cluster-"));
-		const natsPort = await freePort();
-		const natsUrl = `nats://127.0.0.1:${natsPort}`;
-		nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort)], {});
-		await waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
-
-		const gatewayPort = await freePort();
-		gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-		await startGroup("gateway", natsUrl, { PORT: String(gatewayPort) });
-		await startGroup("auth,instance,memos,attachments,spaces", natsUrl);
-		await startGroup("ai", natsUrl);
+		cluster = await startCluster("memos-ops-cluster-");
+		gatewayUrl = cluster.gatewayUrl;
+		await startGroup("gateway");
+		await startGroup("auth,instance,memos,attachments,spaces");
+		await startGroup("ai");
 		await waitFor("gateway readiness", async () => ((await fetch(`${gatewayUrl}/readyz`)).status === 200 ? true : undefined), 60000);
 		await signUp(gatewayUrl, "admin");
 		admin = await signIn(gatewayUrl, "admin");
 	}, 90000);
 
 	afterAll(async () => {
-		await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
-		await nats?.stop("SIGKILL");
-		if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
+		await cluster?.stop();
 	});
 
 	test("the cluster view lists every node with its services, and every service available", async () => {
@@ -93,7 +63,7 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 	});
 
 	test("when the only ai node stops, the view answers 503 with ai unavailable and its node offline", async () => {
-		expect(await procs.ai?.stop("SIGTERM")).toBe(0);
+		expect(await cluster.procs.ai?.stop("SIGTERM")).toBe(0);
 		const res = await waitFor("the cluster view to notice", async () => {
 			const r = await clusterView();
 			return r.status === 503 ? r : undefined;

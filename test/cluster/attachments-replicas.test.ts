@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import S3rver from "s3rver";
-import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
+import { waitFor } from "../support/processes.js";
 import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
 
 /**
@@ -15,11 +14,6 @@ import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
  * the record lives only on the replica that completed the upload, and the other replica is
  * stopped before the download (which also shows that a session's node being gone is NOT_FOUND).
  */
-const natsBinary = findNatsServer();
-if (!natsBinary && process.env.CI === "true") throw new Error("nats-server is required in CI (apt-get install nats-server)");
-const describeCluster = natsBinary ? describe : describe.skip;
-
-const MAIN = path.resolve("dist/services/main.js");
 const MiB = 1024 * 1024;
 /** The issue's figure: 100 MiB in 25 chunks of 4 MiB. */
 const UPLOAD_SIZE = 100 * MiB;
@@ -27,31 +21,18 @@ const CHUNK = 4 * MiB;
 const REPLICAS = ["attachments-a", "attachments-b"];
 
 describeCluster("two attachments replicas over NATS", () => {
-	let dataRoot: string;
-	let nats: Proc;
-	let natsUrl: string;
+	let cluster: Cluster;
 	let gatewayUrl: string;
 	let s3rver: S3rver;
 	let s3Env: Record<string, string>;
 	let admin: Session;
-	const procs: Record<string, Proc> = {};
 
-	async function startService(nodeId: string, services: string, extra: Record<string, string> = {}): Promise<Proc> {
-		const proc = startProcess(process.execPath, [MAIN], {
-			SERVICES: services,
-			TRANSPORTER: natsUrl,
-			NODE_ID: nodeId,
-			DATA_DIR: path.join(dataRoot, nodeId),
-			HOST: "127.0.0.1",
-			PORT: String(await freePort()),
-			HEALTH_PORT: String(await freePort()),
+	function startService(nodeId: string, services: string, extra: Record<string, string> = {}) {
+		return cluster.start(nodeId, services, {
 			METRICS_PORT: "0",
-			LOG_LEVEL: "warn",
 			...(process.env.MONGO_URL ? { MONGO_URL: process.env.MONGO_URL } : {}),
 			...extra
 		});
-		procs[nodeId] = proc;
-		return proc;
 	}
 
 	/** Whether the gateway's registry lists an available attachments node for each of `replicas`. */
@@ -62,19 +43,13 @@ describeCluster("two attachments replicas over NATS", () => {
 	}
 
 	beforeAll(async () => {
-		dataRoot = await mkdtemp(path.join(os.tmpdir(), "memos-replicas-"));
-		s3rver = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(dataRoot, "s3") });
+		cluster = await startCluster("memos-replicas-");
+		gatewayUrl = cluster.gatewayUrl;
+		s3rver = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(cluster.dataRoot, "s3") });
 		const { port: s3Port } = await s3rver.run();
 		s3Env = { S3_ENDPOINT: "127.0.0.1", S3_PORT: String(s3Port), S3_USE_SSL: "false", S3_ACCESS_KEY: "S3RVER", S3_SECRET_KEY: "S3RVER", S3_BUCKET: "memos-replicas" };
 
-		const natsPort = await freePort();
-		natsUrl = `nats://127.0.0.1:${natsPort}`;
-		nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort)], {});
-		await waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
-
-		const gatewayPort = await freePort();
-		gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-		await startService("gateway", "gateway", { PORT: String(gatewayPort) });
+		await startService("gateway", "gateway");
 		await startService("auth", "auth");
 		await startService("instance", "instance");
 		await startService("memos", "memos,spaces,ai");
@@ -95,10 +70,8 @@ describeCluster("two attachments replicas over NATS", () => {
 	}, 120000);
 
 	afterAll(async () => {
-		await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
-		await nats?.stop("SIGKILL");
 		await s3rver?.close();
-		if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
+		await cluster?.stop();
 	});
 
 	const upload = (body: Record<string, unknown>) =>
@@ -140,7 +113,7 @@ describeCluster("two attachments replicas over NATS", () => {
 
 			if (!process.env.MONGO_URL) {
 				const other = REPLICAS.find(id => id !== holder) as string;
-				await procs[other]?.stop("SIGKILL");
+				await cluster.procs[other]?.stop("SIGKILL");
 				await waitFor("the registry to drop the stopped replica", async () => {
 					const res = await fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
 					const view = (await res.json()) as { nodes: { nodeId: string; available: boolean }[] };
@@ -167,7 +140,7 @@ describeCluster("two attachments replicas over NATS", () => {
 	);
 
 	test("a session whose node is gone is NOT_FOUND from any replica", async () => {
-		const alive = REPLICAS.filter(id => procs[id]?.child.exitCode === null && procs[id]?.child.signalCode === null);
+		const alive = REPLICAS.filter(id => cluster.procs[id]?.child.exitCode === null && cluster.procs[id]?.child.signalCode === null);
 		const res = await upload({ spec: { filename: "lost.bin", size: "8" } });
 		expect(res.status).toBe(200);
 		const { uploadId } = (await res.json()) as { uploadId: string };
@@ -175,7 +148,7 @@ describeCluster("two attachments replicas over NATS", () => {
 		expect(alive).toContain(holder);
 		if (alive.length < 2) await startService(REPLICAS.find(id => id !== holder) as string, "attachments", s3Env);
 		await waitFor("both attachments replicas", async () => ((await replicasVisible()) ? true : undefined), 60000);
-		await procs[holder]?.stop("SIGKILL");
+		await cluster.procs[holder]?.stop("SIGKILL");
 		await waitFor("the registry to drop the session's node", async () => ((await replicasVisible()) ? undefined : true));
 		for (let i = 0; i < 3; i++) {
 			const lost = await upload({ uploadId, offset: "0", content: Buffer.from("abcdefgh").toString("base64") });

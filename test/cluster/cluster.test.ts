@@ -1,45 +1,22 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
+import { waitFor, type Proc } from "../support/processes.js";
 import { TRANSCRIPTION_API_KEY, TranscriptionServer } from "../support/transcription-server.js";
 import { authHeaders, signIn, signUp } from "../support/users.js";
 
-/**
- * The cluster mode for real: a nats-server and one OS process per service group, started
- * with the same command the container image runs (`node dist/services/main.js`).
- */
-const natsBinary = findNatsServer();
-if (!natsBinary && process.env.CI === "true") throw new Error("nats-server is required in CI (apt-get install nats-server)");
-const describeCluster = natsBinary ? describe : describe.skip;
-
-const MAIN = path.resolve("dist/services/main.js");
+/** The cluster mode for real: a nats-server and one OS process per service group. */
 const REQUEST_TIMEOUT_MS = 3000;
 
 describeCluster("cluster mode over NATS", () => {
-	let dataRoot: string;
-	let nats: Proc;
-	let natsUrl: string;
+	let cluster: Cluster;
 	let gatewayUrl: string;
-	const procs: Record<string, Proc> = {};
 
-	async function startService(services: string, extra: Record<string, string> = {}): Promise<Proc> {
-		const dataDir = path.join(dataRoot, services.replace(/,/g, "_"));
-		const proc = startProcess(process.execPath, [MAIN], {
-			SERVICES: services,
-			TRANSPORTER: natsUrl,
+	/** A restarted group gets a new node id and keeps its data. */
+	function startService(services: string): Promise<Proc> {
+		return cluster.start(services, services, {
 			NODE_ID: `${services.replace(/,/g, "-")}-${Date.now()}`,
-			DATA_DIR: dataDir,
-			HOST: "127.0.0.1",
-			PORT: String(await freePort()),
-			HEALTH_PORT: String(await freePort()),
 			METRICS_PORT: "0",
-			LOG_LEVEL: "warn",
-			REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-			...extra
+			REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS)
 		});
-		procs[services] = proc;
-		return proc;
 	}
 
 	const profile = () => fetch(`${gatewayUrl}/api/v1/instance/profile`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS + 5000) });
@@ -49,15 +26,9 @@ describeCluster("cluster mode over NATS", () => {
 	}
 
 	beforeAll(async () => {
-		dataRoot = await mkdtemp(path.join(os.tmpdir(), "memos-cluster-"));
-		const natsPort = await freePort();
-		natsUrl = `nats://127.0.0.1:${natsPort}`;
-		nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort)], {});
-		await waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
-
-		const gatewayPort = await freePort();
-		gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-		await startService("gateway", { PORT: String(gatewayPort) });
+		cluster = await startCluster("memos-cluster-");
+		gatewayUrl = cluster.gatewayUrl;
+		await startService("gateway");
 		await startService("auth");
 		await startService("instance");
 		await startService("memos,attachments");
@@ -67,9 +38,7 @@ describeCluster("cluster mode over NATS", () => {
 	}, 60000);
 
 	afterAll(async () => {
-		await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
-		await nats?.stop("SIGKILL");
-		if (dataRoot) await rm(dataRoot, { recursive: true, force: true });
+		await cluster?.stop();
 	});
 
 	test("the profile is served through the gateway by the instance and auth processes", async () => {
@@ -191,7 +160,7 @@ describeCluster("cluster mode over NATS", () => {
 	});
 
 	test("a stopped instance process gives 503 code 14 at once, and 200 again after restart", async () => {
-		expect(await procs.instance?.stop("SIGTERM")).toBe(0);
+		expect(await cluster.procs.instance?.stop("SIGTERM")).toBe(0);
 		const res = await profile();
 		expect(res.status).toBe(503);
 		expect(await res.json()).toEqual({ code: 14, message: "service unavailable", details: [] });
@@ -206,7 +175,7 @@ describeCluster("cluster mode over NATS", () => {
 	}, 60000);
 
 	test("a killed instance process gives 503 code 14 within the request timeout, never a hang", async () => {
-		await procs.instance?.stop("SIGKILL");
+		await cluster.procs.instance?.stop("SIGKILL");
 		const res = await profile();
 		expect(res.status).toBe(503);
 		expect(((await res.json()) as { code: number }).code).toBe(14);
@@ -216,7 +185,7 @@ describeCluster("cluster mode over NATS", () => {
 	}, 60000);
 
 	test("SIGTERM stops every process cleanly with exit code 0", async () => {
-		const auth = procs.auth as Proc;
+		const auth = cluster.procs.auth as Proc;
 		expect(await auth.stop("SIGTERM")).toBe(0);
 		expect(auth.output()).not.toMatch(/"level":(50|60)/);
 	});
