@@ -14,11 +14,11 @@ describe("Dockerfile", () => {
 		expect(dockerfile).toMatch(/RUN npm run build/);
 	});
 
-	test("the runtime stage has production dependencies only, runs as a non-root user and starts the command the cluster suite runs", () => {
+	test("the runtime stage has production dependencies only, runs as a non-root user and starts the command the cluster suites run", () => {
 		expect(dockerfile).toMatch(/npm ci --omit=dev/);
 		expect(runtime).toMatch(/^USER (?!root\b|0\b)\S+/m);
 		expect(runtime).toContain('CMD ["node", "dist/services/main.js"]');
-		expect(readFileSync("test/cluster/cluster.test.ts", "utf8")).toContain('"dist/services/main.js"');
+		expect(readFileSync("test/support/cluster.ts", "utf8")).toContain('"dist/services/main.js"');
 	});
 
 	test("SERVICES defaults to every service, and the health check asks /healthz on HEALTH_PORT", () => {
