@@ -1,15 +1,5 @@
-import { ServiceError } from "../../shared/errors.js";
 import { parseCommentOrderBy, parseMemoOrderBy } from "../../services/memos/filter/order-by.js";
-
-function rejected(fn: () => unknown): ServiceError {
-	try {
-		fn();
-	} catch (err) {
-		if (err instanceof ServiceError) return err;
-		throw err;
-	}
-	throw new Error("expected INVALID_ARGUMENT");
-}
+import { thrownServiceError } from "../support/service-errors.js";
 
 describe("ListMemos orderBy (contract 6.4)", () => {
 	it.each([
@@ -46,7 +36,7 @@ describe("ListMemos orderBy (contract 6.4)", () => {
 		["__proto__", /unknown field/],
 		["size", /unknown field/]
 	])("%j is INVALID_ARGUMENT", (raw, message) => {
-		const error = rejected(() => parseMemoOrderBy(raw));
+		const error = thrownServiceError(() => parseMemoOrderBy(raw));
 		expect(error.type).toBe("INVALID_ARGUMENT");
 		expect(error.code).toBe(400);
 		expect(error.message).toMatch(message);
@@ -62,6 +52,6 @@ describe("ListMemoComments orderBy (contract 6.4)", () => {
 		expect(parseCommentOrderBy("update_time desc, name asc")).toEqual({ updateTime: -1, _id: 1, seq: -1 });
 	});
 	it("refuses pinned", () => {
-		expect(rejected(() => parseCommentOrderBy("pinned")).message).toMatch(/unknown field "pinned"/);
+		expect(thrownServiceError(() => parseCommentOrderBy("pinned")).message).toMatch(/unknown field "pinned"/);
 	});
 });
