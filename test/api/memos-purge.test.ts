@@ -10,6 +10,7 @@ import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
 import { populate, signIn, type Session } from "../support/users.js";
 import { memoClient } from "../support/memos-client.js";
+import { memoDoc } from "../support/memo-doc.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -86,24 +87,7 @@ describe("the periodic purge runs on the service's clock", () => {
 		await broker.start();
 		try {
 			const memos = documents.collection<MemoDoc>("memos");
-			await memos.insert({
-				_id: "timed",
-				seq: 1,
-				creatorId: "u1",
-				content: "",
-				visibility: "PRIVATE",
-				state: "NORMAL",
-				pinned: false,
-				createTime: clock,
-				updateTime: clock,
-				tags: [],
-				property: { hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "" },
-				snippet: "",
-				location: null,
-				spaceId: null,
-				parentId: null,
-				deleteTime: clock
-			});
+			await memos.insert(memoDoc({ _id: "timed", createTime: clock, updateTime: clock, deleteTime: clock }));
 			await new Promise(resolve => setTimeout(resolve, 30));
 			expect(await memos.findOne({ _id: "timed" })).not.toBeNull();
 			clock += DELETED_RETENTION_MS + 1;

@@ -2,6 +2,7 @@ import type { ServiceError } from "../../shared/errors.js";
 import { thrownServiceError } from "../support/service-errors.js";
 import { useFilterStore } from "../support/filter-store.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
+import { PLAIN_PROPERTY, memoDoc } from "../support/memo-doc.js";
 import { compileMemoFilter, parseMemoFilter } from "../../services/memos/filter/memo-filter.js";
 
 const NOW = 1_750_000_000_000;
@@ -11,29 +12,9 @@ const USERS = new Map([
 	["carol", "u-carol"]
 ]);
 
-function memo(id: string, fields: Partial<MemoDoc>): MemoDoc {
-	return {
-		_id: id,
-		seq: Number(id.slice(1)),
-		creatorId: "u-alice",
-		content: "",
-		visibility: "PRIVATE",
-		state: "NORMAL",
-		pinned: false,
-		createTime: 0,
-		updateTime: 0,
-		tags: [],
-		property: { hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "" },
-		snippet: "",
-		location: null,
-		spaceId: null,
-		parentId: null,
-		deleteTime: null,
-		...fields
-	};
-}
+const memo = (id: string, fields: Partial<MemoDoc>): MemoDoc => memoDoc({ _id: id, seq: Number(id.slice(1)), creatorId: "u-alice", ...fields });
 
-const flags = (set: Partial<MemoDoc["property"]>) => ({ hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "", ...set });
+const flags = (set: Partial<MemoDoc["property"]>) => ({ ...PLAIN_PROPERTY, ...set });
 
 const MEMOS: MemoDoc[] = [
 	memo("m1", {

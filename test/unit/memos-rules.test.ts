@@ -5,33 +5,15 @@ import { assertCanDelete, assertCanUpdate, assertReadable, canRead } from "../..
 import { parseCreateMemo } from "../../services/memos/memo-create.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { toMemoJson } from "../../services/memos/memo-json.js";
+import { memoDoc } from "../support/memo-doc.js";
 import { codeOf } from "../support/service-errors.js";
 
 const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
 const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
 const admin: Caller = { id: "u-admin", username: "root", role: "ADMIN" };
 
-function memo(overrides: Partial<MemoDoc> = {}): MemoDoc {
-	return {
-		_id: "m1",
-		seq: 1,
-		creatorId: alice.id,
-		content: "hello",
-		visibility: "PRIVATE",
-		state: "NORMAL",
-		pinned: false,
-		createTime: Date.UTC(2025, 2, 1, 9, 30),
-		updateTime: Date.UTC(2025, 2, 1, 9, 31),
-		tags: [],
-		property: { hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "" },
-		snippet: "hello",
-		location: null,
-		spaceId: null,
-		parentId: null,
-		deleteTime: null,
-		...overrides
-	};
-}
+const memo = (overrides: Partial<MemoDoc> = {}): MemoDoc =>
+	memoDoc({ creatorId: alice.id, content: "hello", snippet: "hello", createTime: Date.UTC(2025, 2, 1, 9, 30), updateTime: Date.UTC(2025, 2, 1, 9, 31), ...overrides });
 
 describe("read rule (contract 1.10, 3.2)", () => {
 	test.each([

@@ -1,30 +1,11 @@
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { memoUpdate, parseUpdateMemo } from "../../services/memos/memo-update.js";
+import { memoDoc } from "../support/memo-doc.js";
 import { codeOf } from "../support/service-errors.js";
 
 const NOW = Date.UTC(2025, 5, 1);
 
-function memo(overrides: Partial<MemoDoc> = {}): MemoDoc {
-	return {
-		_id: "m1",
-		seq: 1,
-		creatorId: "u1",
-		content: "old",
-		visibility: "PRIVATE",
-		state: "NORMAL",
-		pinned: false,
-		createTime: 1,
-		updateTime: 2,
-		tags: [],
-		property: { hasLink: false, hasTaskList: false, hasCode: false, hasIncompleteTasks: false, title: "" },
-		snippet: "old",
-		location: null,
-		spaceId: null,
-		parentId: null,
-		deleteTime: null,
-		...overrides
-	};
-}
+const memo = (overrides: Partial<MemoDoc> = {}): MemoDoc => memoDoc({ content: "old", snippet: "old", createTime: 1, updateTime: 2, ...overrides });
 
 const parse = (updateMask: unknown, patch: Record<string, unknown>) => parseUpdateMemo({ updateMask, patch }, 8192, NOW);
 
