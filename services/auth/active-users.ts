@@ -1,33 +1,22 @@
+import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import type { Caller } from "../../shared/caller.js";
+import type { Collection } from "../../shared/store/document-store.js";
+import type { UserDoc } from "./user-doc.js";
 
 /** How stale the gateway's view of a user may be: an archived user is locked out within this. */
 export const ACTIVE_USER_TTL_MS = 3_000;
 const MAX_ENTRIES = 10_000;
 
-interface Entry {
-	caller: Caller | null;
-	expires: number;
-}
-
 /**
  * Who is still NORMAL, with their current name and role, for verifying access tokens without a
- * store read per request. Entries live a few seconds; writes on this replica drop them at once.
+ * store read per request. Entries live a few seconds; writes on any replica drop them (USER_CHANGED_EVENT).
  */
-export class ActiveUsers {
-	private readonly entries = new Map<string, Entry>();
+export function activeUsersCache(clock: () => number): BoundedCache<string, Promise<Caller | null>> {
+	return new BoundedCache({ ttlMs: ACTIVE_USER_TTL_MS, maxEntries: MAX_ENTRIES, clock });
+}
 
-	constructor(private readonly load: (id: string) => Promise<Caller | null>) {}
-
-	async get(id: string, now: number): Promise<Caller | null> {
-		const hit = this.entries.get(id);
-		if (hit && hit.expires > now) return hit.caller;
-		const caller = await this.load(id);
-		if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-		this.entries.set(id, { caller, expires: now + ACTIVE_USER_TTL_MS });
-		return caller;
-	}
-
-	forget(id: string): void {
-		this.entries.delete(id);
-	}
+/** The caller user `id` stands for while NORMAL; null for a missing or archived user. */
+export async function activeCaller(users: Collection<UserDoc>, id: string): Promise<Caller | null> {
+	const user = await users.findOne({ _id: id });
+	return user && user.state === "NORMAL" ? { id: user._id, username: user.username, role: user.role } : null;
 }

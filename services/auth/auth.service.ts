@@ -1,4 +1,6 @@
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { BoundedCache } from "../../shared/cache/bounded-cache.js";
+import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { unauthenticated, unavailable } from "../../shared/errors.js";
 import { toTimestamp } from "../../shared/proto-json.js";
@@ -6,7 +8,7 @@ import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { issueAccessToken, verifyAccessToken } from "./access-token.js";
-import { ActiveUsers } from "./active-users.js";
+import { activeCaller, activeUsersCache } from "./active-users.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
 import { createUser, type CreateUserParams } from "./create-user.js";
 import { USER_DATA_CLEANUP_ACTIONS, deleteUser } from "./delete-user.js";
@@ -65,7 +67,7 @@ interface AuthVars {
 	clock: () => number;
 	/** Time allowed for each call to an identity provider; tests shorten it. */
 	ssoTimeoutMs: number;
-	activeUsers: ActiveUsers;
+	activeUsers: BoundedCache<string, Promise<Caller | null>>;
 }
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = {
@@ -126,7 +128,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<{ token: string }>): Promise<Caller> {
 				const now = this.clock();
 				const userId = await verifyAccessToken(this.signingKey, ctx.params.token, now);
-				const caller = userId === null ? null : await this.activeUsers.get(userId, now);
+				const caller = userId === null ? null : await this.activeUsers.getOrLoad(userId, () => activeCaller(this.users(), userId));
 				if (!caller) throw unauthenticated("invalid access token");
 				return caller;
 			}
@@ -142,7 +144,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<{ cookie: string }>): Promise<Caller | null> {
 				const now = this.clock();
 				const userId = await userOfLiveToken(this.deps().refreshTokens, ctx.params.cookie, now);
-				return userId === undefined ? null : await this.activeUsers.get(userId, now);
+				return userId === undefined ? null : await this.activeUsers.getOrLoad(userId, () => activeCaller(this.users(), userId));
 			}
 		},
 
@@ -268,11 +270,11 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		}
 	},
 
-	events: {
-		[USER_CHANGED_EVENT](ctx: Context<{ id: string }>) {
-			this.activeUsers.forget(ctx.params.id);
-		}
-	},
+	events: invalidateOn<Service & AuthMethods & AuthVars, string, { id: string }>(
+		USER_CHANGED_EVENT,
+		service => service.activeUsers,
+		params => (params.id ? [params.id] : undefined)
+	),
 
 	methods: {
 		users(): Collection<UserDoc> {
@@ -313,7 +315,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		},
 
 		userChanged(id: string): void {
-			this.activeUsers.forget(id);
+			this.activeUsers.delete(id);
 			this.broker.broadcast(USER_CHANGED_EVENT, { id });
 		}
 	},
@@ -321,10 +323,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 	created() {
 		this.clock = () => Date.now();
 		this.ssoTimeoutMs = SSO_TIMEOUT_MS;
-		this.activeUsers = new ActiveUsers(async id => {
-			const user = await this.users().findOne({ _id: id });
-			return user && user.state === "NORMAL" ? { id: user._id, username: user.username, role: user.role } : null;
-		});
+		this.activeUsers = activeUsersCache(() => this.clock());
 	},
 
 	async started() {

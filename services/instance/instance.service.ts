@@ -1,5 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
@@ -40,7 +41,8 @@ interface InstanceMethods {
 }
 
 interface InstanceVars {
-	statsCache: { value: Promise<Record<string, unknown>>; expires: number } | undefined;
+	/** One entry: the statistics are the same for every admin. */
+	statsCache: BoundedCache<"stats", Promise<Record<string, unknown>>>;
 }
 
 const SETTINGS = "instance_settings";
@@ -73,12 +75,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 		getStats: {
 			async handler(ctx: Context<unknown, RequestMeta>) {
 				requireAdmin(ctx.meta.user, "read the instance statistics");
-				const now = Date.now();
-				if (this.statsCache && this.statsCache.expires > now) return this.statsCache.value;
-				const value = this.gatherStats(ctx);
-				this.statsCache = { value, expires: now + this.settings.statsCacheMs };
-				value.catch(() => (this.statsCache = undefined));
-				return value;
+				return this.statsCache.getOrLoad("stats", () => this.gatherStats(ctx), this.settings.statsCacheMs);
 			}
 		},
 
@@ -207,7 +204,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 	},
 
 	created() {
-		this.statsCache = undefined;
+		this.statsCache = new BoundedCache({ ttlMs: this.settings.statsCacheMs, maxEntries: 1 });
 	}
 };
 

@@ -1,13 +1,20 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import { BoundedCache } from "../../shared/cache/bounded-cache.js";
+import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import type { Membership, SpaceMemberEvent } from "../spaces/space-events.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
-import { assertCanMove, MembershipCache, NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
+import { assertCanMove, NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
 
-/** How long a user's memberships serve requests without asking again; events drop them sooner. */
+/**
+ * How long a user's memberships serve requests without asking again (the staleness a lost
+ * event can cost); the spaces service's events drop them sooner, so one look-up serves the
+ * calls of a request without a removed member keeping access.
+ */
 const MEMBERSHIP_TTL_MS = 1000;
+const MEMBERSHIP_CACHE_USERS = 10_000;
 
 export interface MemoSpacesMethods {
 	/** The caller's spaces and roles: one `spaces.membershipsOf` call, cached briefly per user. */
@@ -19,7 +26,7 @@ export interface MemoSpacesMethods {
 }
 
 interface MixinVars {
-	membershipCache: MembershipCache;
+	membershipCache: BoundedCache<string, Promise<SpaceRoles>>;
 }
 
 type MixinThis = Service & MemoSpacesMethods & MixinVars;
@@ -55,19 +62,17 @@ export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSp
 		}
 	},
 
-	events: {
-		"space.member.*"(this: MixinThis, ctx: Context<Partial<SpaceMemberEvent>>) {
-			const userIds = ctx.params.userIds;
-			if (Array.isArray(userIds)) this.membershipCache.forget(userIds);
-			else this.membershipCache.clear();
-		}
-	},
+	events: invalidateOn<MixinThis, string, SpaceMemberEvent>(
+		"space.member.*",
+		service => service.membershipCache,
+		params => (Array.isArray(params.userIds) ? params.userIds : undefined)
+	),
 
 	methods: {
 		callerSpaces(this: MixinThis, ctx: Context<unknown, RequestMeta>): Promise<SpaceRoles> {
 			const caller = ctx.meta.user;
 			if (!caller) return Promise.resolve(NO_SPACES);
-			return this.membershipCache.get(caller.id, async () => {
+			return this.membershipCache.getOrLoad(caller.id, async () => {
 				const memberships = await ctx.call<Membership[], { userId: string }>("spaces.membershipsOf", { userId: caller.id });
 				return new Map(memberships.map(m => [m.spaceId, m.role]));
 			});
@@ -94,7 +99,7 @@ export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSp
 	},
 
 	created(this: MixinThis) {
-		this.membershipCache = new MembershipCache(MEMBERSHIP_TTL_MS);
+		this.membershipCache = new BoundedCache({ ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_CACHE_USERS });
 	},
 
 	async started(this: MixinThis) {

@@ -1,16 +1,13 @@
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import type { InstanceSettingKey } from "../names.js";
+import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { BoundedCache } from "../cache/bounded-cache.js";
+import { invalidateOn } from "../cache/invalidate-on.js";
+import { INSTANCE_SETTING_KEYS, type InstanceSettingKey } from "../names.js";
 
 /** Broadcast by the instance service to every node after a setting is stored. */
 export const SETTING_UPDATED_EVENT = "instance.setting.updated";
 
 /** A lost event costs at most this much staleness. */
 const CACHE_TTL_MS = 30_000;
-
-interface CacheEntry {
-	value: Promise<Record<string, unknown>>;
-	expires: number;
-}
 
 export interface InstanceSettingsMethods {
 	/**
@@ -21,31 +18,26 @@ export interface InstanceSettingsMethods {
 }
 
 interface MixinVars {
-	settingsCache: Map<InstanceSettingKey, CacheEntry>;
+	settingsCache: BoundedCache<InstanceSettingKey, Promise<Record<string, unknown>>>;
 }
 
 type MixinThis = Service & InstanceSettingsMethods & MixinVars;
 
 /** Gives a service `this.instanceSetting(key)`; every replica drops its cache on the update event. */
 export const InstanceSettingsMixin: Partial<ServiceSchema<ServiceSettingSchema, InstanceSettingsMethods, MixinVars>> = {
-	events: {
-		[SETTING_UPDATED_EVENT](this: MixinThis, ctx: Context<{ key?: InstanceSettingKey }>) {
-			if (ctx.params.key) this.settingsCache.delete(ctx.params.key);
-			else this.settingsCache.clear();
-		}
-	},
+	events: invalidateOn<MixinThis, InstanceSettingKey, { key: InstanceSettingKey }>(
+		SETTING_UPDATED_EVENT,
+		service => service.settingsCache,
+		params => (params.key ? [params.key] : undefined)
+	),
 	methods: {
 		instanceSetting(this: MixinThis, key: InstanceSettingKey): Promise<Record<string, unknown>> {
-			const now = Date.now();
-			const hit = this.settingsCache.get(key);
-			if (hit && hit.expires > now) return hit.value;
-			const value = this.broker.call<Record<string, unknown>, { key: InstanceSettingKey }>("instance.settingValue", { key });
-			this.settingsCache.set(key, { value, expires: now + CACHE_TTL_MS });
-			value.catch(() => this.settingsCache.delete(key));
-			return value;
+			return this.settingsCache.getOrLoad(key, () =>
+				this.broker.call<Record<string, unknown>, { key: InstanceSettingKey }>("instance.settingValue", { key })
+			);
 		}
 	},
 	created() {
-		this.settingsCache = new Map();
+		this.settingsCache = new BoundedCache({ ttlMs: CACHE_TTL_MS, maxEntries: INSTANCE_SETTING_KEYS.length });
 	}
 };

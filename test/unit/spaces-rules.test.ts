@@ -1,7 +1,6 @@
 import type { ServiceError } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
-import { MembershipCache, type SpaceRoles } from "../../services/memos/memo-spaces.js";
 import { changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
 import { memberId, type MemberDoc, type SpaceDoc, type SpaceRole } from "../../services/spaces/space-doc.js";
 import { readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
@@ -132,35 +131,5 @@ describe("at least one ADMIN (admin-guard.ts)", () => {
 		expect(await changeRole(db, memberId(spaceId, "nobody"), "ADMIN")).toBeNull();
 		expect(await removeMember(db, memberId(spaceId, "nobody"))).toBeNull();
 		await expectConsistent(spaceId);
-	});
-});
-
-describe("MembershipCache", () => {
-	test("serves one look-up per user within its time-to-live, and forgets users on demand", async () => {
-		let now = 0;
-		const cache = new MembershipCache(1000, () => now);
-		let loads = 0;
-		const load = async (): Promise<SpaceRoles> => {
-			loads += 1;
-			return new Map([["s", "MEMBER"]]);
-		};
-		await cache.get("u", load);
-		await cache.get("u", load);
-		expect(loads).toBe(1);
-		now = 1000;
-		await cache.get("u", load);
-		expect(loads).toBe(2);
-		cache.forget(["u"]);
-		await cache.get("u", load);
-		expect(loads).toBe(3);
-		cache.clear();
-		await cache.get("u", load);
-		expect(loads).toBe(4);
-	});
-
-	test("a failed look-up is not kept", async () => {
-		const cache = new MembershipCache(1000, () => 0);
-		await expect(cache.get("u", () => Promise.reject(new Error("down")))).rejects.toThrow("down");
-		expect((await cache.get("u", async () => new Map())).size).toBe(0);
 	});
 });

@@ -1,23 +1,30 @@
 import type { Context, ServiceBroker } from "moleculer";
 import type { RequestMeta } from "../../../shared/caller.js";
+import { BoundedCache } from "../../../shared/cache/bounded-cache.js";
 import { invalidArgument } from "../../../shared/errors.js";
 import { resourcesOf } from "../../../shared/runtime/resources.js";
 import type { MemosActions } from "../memos.service.js";
 import { isPublicAddress } from "./address-guard.js";
 import { extractMetadata, type PageMetadata } from "./extract-metadata.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "./fetch-page.js";
-import { MetadataCache } from "./metadata-cache.js";
 
 const URL_MAX_BYTES = 2048;
 const BATCH_MAX = 10;
 
-/** One cache per node (several nodes may share a test process). */
-const caches = new WeakMap<ServiceBroker, MetadataCache<PageMetadata>>();
+/** Contract 7.12 allows caching successes for 24 hours and failures for 60 seconds. */
+const SUCCESS_TTL_MS = 24 * 60 * 60 * 1000;
+const FAILURE_TTL_MS = 60 * 1000;
+const CACHE_ENTRIES = 1000;
 
-function cacheOf(broker: ServiceBroker): MetadataCache<PageMetadata> {
+type FetchResult = { ok: true; value: PageMetadata } | { ok: false; message: string };
+
+/** One cache per node (several nodes may share a test process). */
+const caches = new WeakMap<ServiceBroker, BoundedCache<string, FetchResult>>();
+
+function cacheOf(broker: ServiceBroker): BoundedCache<string, FetchResult> {
 	let cache = caches.get(broker);
 	if (cache === undefined) {
-		cache = new MetadataCache<PageMetadata>();
+		cache = new BoundedCache<string, FetchResult>({ ttlMs: SUCCESS_TTL_MS, maxEntries: CACHE_ENTRIES });
 		caches.set(broker, cache);
 	}
 	return cache;
@@ -42,7 +49,7 @@ export function parseLinkUrl(raw: unknown, field: string): string {
 /** The metadata of one URL, from the cache or fetched; every failure is INVALID_ARGUMENT. */
 async function metadataOf(broker: ServiceBroker, url: string): Promise<PageMetadata> {
 	const cache = cacheOf(broker);
-	const cached = cache.get(url, Date.now());
+	const cached = cache.get(url);
 	if (cached !== undefined) {
 		if (cached.ok) return cached.value;
 		throw invalidArgument(`cannot read link metadata of ${url}: ${cached.message}`);
@@ -51,11 +58,11 @@ async function metadataOf(broker: ServiceBroker, url: string): Promise<PageMetad
 		const allowPrivate = resourcesOf(broker).config.linkMetadataAllowPrivateNetworks;
 		const page = await fetchPage(url, { ...FETCH_LIMITS, allowedAddress: allowPrivate ? () => true : isPublicAddress });
 		const metadata = extractMetadata(page.html, page.url);
-		cache.success(url, metadata, Date.now());
+		cache.set(url, { ok: true, value: metadata }, SUCCESS_TTL_MS);
 		return metadata;
 	} catch (err) {
 		const message = err instanceof FetchFailed ? err.message : "the page could not be read";
-		cache.failure(url, message, Date.now());
+		cache.set(url, { ok: false, message }, FAILURE_TTL_MS);
 		throw invalidArgument(`cannot read link metadata of ${url}: ${message}`);
 	}
 }
