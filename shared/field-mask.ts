@@ -1,4 +1,5 @@
 import { invalidArgument } from "./errors.js";
+import { snakeName } from "./request-message.js";
 
 export interface UpdateMaskOptions {
 	/** A missing or empty mask is INVALID_ARGUMENT (every Update* except UpdateInstanceSetting). */
@@ -33,7 +34,7 @@ export function parseUpdateMask(
 		if (!segments.every((segment) => SEGMENT.test(segment))) {
 			throw invalidArgument(`updateMask path "${written}" is not a field path`);
 		}
-		const path = segments.map((segment) => segment.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)).join(".");
+		const path = segments.map(snakeName).join(".");
 		if (!accepted.includes(path)) {
 			throw invalidArgument(`updateMask path "${written}" is not updatable; accepted: ${accepted.join(", ")}`);
 		}

@@ -119,20 +119,3 @@ export function parseBytes(value: unknown, field: string): Buffer {
 export function toBytes(buf: Uint8Array): string {
 	return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString("base64");
 }
-
-/** A JSON object message of a request (contract 1.2). */
-export type JsonMessage = Record<string, unknown>;
-
-/** A request's message: absent or null reads as empty; anything but a JSON object is INVALID_ARGUMENT. */
-export function messageOf(value: unknown, field: string): JsonMessage {
-	if (value === undefined || value === null) return {};
-	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be a JSON object`);
-	return value as JsonMessage;
-}
-
-/** A field by its JSON name or its original snake_case name (contract 1.2); null reads as unset. */
-export function fieldOf(message: JsonMessage, jsonName: string): unknown {
-	const snake = jsonName.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
-	const value = Object.hasOwn(message, jsonName) ? message[jsonName] : message[snake];
-	return value === null ? undefined : value;
-}

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { invalidArgument } from "../../shared/errors.js";
+import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { collectBytes } from "../../shared/runtime/stream-bytes.js";
 import { STREAM_LENGTH_PARAM } from "../gateway/bytes-field.js";
 import { AUDIO_TYPES, defaultFilename, resolveAudioType } from "./audio-type.js";
@@ -16,13 +17,6 @@ export interface Audio {
 
 type Obj = Record<string, unknown>;
 
-function optionalString(input: Obj, camel: string, snake: string, field: string): string {
-	const value = input[camel] ?? input[snake];
-	if (value === undefined || value === null) return "";
-	if (typeof value !== "string") throw invalidArgument(`${field} must be a string`);
-	return value;
-}
-
 /**
  * The TranscribeRequest's audio, checked in the contract's order (the caller is already
  * known to be signed in): present, no `uri`, content non-empty, at most 25 MiB, filename
@@ -31,18 +25,16 @@ function optionalString(input: Obj, camel: string, snake: string, field: string)
  * once the checks that need no bytes have passed.
  */
 export async function parseTranscribeRequest(params: Obj, content: Readable | null): Promise<Audio> {
-	const audio = params.audio;
-	if (audio === undefined || audio === null) throw invalidArgument("audio is required");
-	if (typeof audio !== "object" || Array.isArray(audio)) throw invalidArgument("audio must be an object");
-	const input = audio as Obj;
-	if (optionalString(input, "uri", "uri", "audio.uri") !== "") throw invalidArgument("audio.uri is not supported; send the bytes in audio.content");
+	const input = optionalMessageOf(params.audio, "audio");
+	if (input === undefined) throw invalidArgument("audio is required");
+	if (stringOf(fieldOf(input, "uri"), "audio.uri") !== "") throw invalidArgument("audio.uri is not supported; send the bytes in audio.content");
 	const length = params[STREAM_LENGTH_PARAM];
 	if (content === null || typeof length !== "number" || length === 0) throw invalidArgument("audio.content must not be empty");
 	if (length > MAX_AUDIO_BYTES) throw invalidArgument("audio.content is larger than 25 MiB");
-	const filename = optionalString(input, "filename", "filename", "audio.filename");
+	const filename = stringOf(fieldOf(input, "filename"), "audio.filename");
 	if ([...filename].length > MAX_FILENAME_CHARS) throw invalidArgument(`audio.filename must be at most ${MAX_FILENAME_CHARS} characters`);
 	const bytes = await collectBytes(content, length);
-	const given = optionalString(input, "contentType", "content_type", "audio.contentType");
+	const given = stringOf(fieldOf(input, "contentType"), "audio.contentType");
 	const contentType = await resolveAudioType(given, filename, bytes);
 	if (contentType === undefined || !AUDIO_TYPES.has(contentType)) {
 		throw invalidArgument(contentType === undefined ? "audio.contentType is missing and cannot be derived" : `audio.contentType ${JSON.stringify(contentType)} is not a supported audio type`);

@@ -1,5 +1,7 @@
 import mime from "mime-types";
 import { invalidArgument } from "../../shared/errors.js";
+import { parseName } from "../../shared/names.js";
+import { stringOf } from "../../shared/request-message.js";
 
 /** Field rules of contract 4.6 and 8.2, shared by CreateAttachment, UpdateAttachment and the upload spec. */
 
@@ -12,9 +14,9 @@ const NAME = "[a-z0-9][a-z0-9!#$&^_.+-]*";
 const MEDIA_TYPE = new RegExp(`^${NAME}/${NAME}$`);
 
 /** Required; at most 255 bytes; no `/`, `\` or NUL; not starting or ending with a space or `.`. */
-export function parseFilename(raw: unknown, field: string): string {
-	if (raw === undefined || raw === null || raw === "") throw invalidArgument(`${field} is required`);
-	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
+export function parseFilename(value: unknown, field: string): string {
+	const raw = stringOf(value, field);
+	if (raw === "") throw invalidArgument(`${field} is required`);
 	if (Buffer.byteLength(raw, "utf8") > FILENAME_MAX_BYTES) throw invalidArgument(`${field} is longer than ${FILENAME_MAX_BYTES} bytes`);
 	if (/[/\\\0]/.test(raw)) throw invalidArgument(`${field} must not contain "/", "\\" or NUL`);
 	if (/^[ .]|[ .]$/.test(raw)) throw invalidArgument(`${field} must not start or end with a space or "."`);
@@ -25,9 +27,9 @@ export function parseFilename(raw: unknown, field: string): string {
  * A client's MIME type with its parameters dropped and lower-cased; "" when none was given.
  * Anything that is not `type/subtype` is INVALID_ARGUMENT.
  */
-export function parseType(raw: unknown, field: string): string {
-	if (raw === undefined || raw === null || raw === "") return "";
-	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
+export function parseType(value: unknown, field: string): string {
+	const raw = stringOf(value, field);
+	if (raw === "") return "";
 	if (raw.length > TYPE_MAX_LENGTH) throw invalidArgument(`${field} is longer than ${TYPE_MAX_LENGTH} characters`);
 	const bare = (raw.split(";")[0] ?? "").trim().toLowerCase();
 	if (!MEDIA_TYPE.test(bare)) throw invalidArgument(`${field} must be a media type such as "image/png"`);
@@ -42,8 +44,8 @@ export function typeFromFilename(filename: string): string {
 
 /** An `http(s)` URL; "" when none was given. */
 export function parseExternalLink(raw: unknown, field: string): string {
-	if (raw === undefined || raw === null || raw === "") return "";
 	const invalid = () => invalidArgument(`${field} must be an http or https URL`);
+	if (raw === undefined || raw === "") return "";
 	if (typeof raw !== "string") throw invalid();
 	let url: URL;
 	try {
@@ -55,11 +57,10 @@ export function parseExternalLink(raw: unknown, field: string): string {
 	return raw;
 }
 
-/** `motionMedia` and `mediaMetadata` are stored and echoed as given, provided they are objects. */
-export function parseOptionalObject(raw: unknown, field: string): Record<string, unknown> | undefined {
-	if (raw === undefined || raw === null) return undefined;
-	if (typeof raw !== "object" || Array.isArray(raw)) throw invalidArgument(`${field} must be an object`);
-	return raw as Record<string, unknown>;
+/** The memo an attachment is linked to, `memos/{memo}`, as its id; unset or "" means none. */
+export function parseMemoRef(value: unknown, field: string): string | null {
+	const name = stringOf(value, field);
+	return name === "" ? null : parseName("memo", name, field);
 }
 
 /** STORAGE `uploadSizeLimitMb` in bytes; 0 (or nothing usable) means the default 30 MiB (contract 4.12). */

@@ -7,6 +7,7 @@ import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthentic
 import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
@@ -76,11 +77,6 @@ export interface AttachmentsMethods extends InstanceSettingsMethods, UploadMetho
 type Ctx<P> = Context<P, RequestMeta>;
 
 
-function optionalString(value: unknown, field: string): string | undefined {
-	if (value === undefined) return undefined;
-	if (typeof value !== "string") throw invalidArgument(`${field} must be a string`);
-	return value;
-}
 
 /** AttachmentService (contract 8) and the attachments of memos (7.9). */
 const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods, UploadVars> = {
@@ -120,13 +116,13 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		listAttachments: {
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const caller = signedIn(ctx);
-				const filterText = optionalString(ctx.params.filter, "filter");
-				const orderBy = optionalString(ctx.params.orderBy, "orderBy");
+				const filterText = queryStringOf(ctx.params.filter, "filter");
+				const orderBy = queryStringOf(ctx.params.orderBy, "orderBy");
 				const filter = parseAttachmentFilter(filterText);
 				const sort = parseOrderBy(orderBy, ORDER_FIELDS, "create_time desc");
 				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { filter: filterText ?? "", orderBy: orderBy ?? "", caller: caller.id };
-				const token = optionalString(ctx.params.pageToken, "pageToken");
+				const token = queryStringOf(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
 				const isMember = typeof filter.spaceId === "string" && (await this.isSpaceMember(ctx, filter.spaceId, caller));
 				const parts: Filter[] = [listScope(caller, filter.spaceId, isMember), compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())];
@@ -156,8 +152,8 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			async handler(ctx: Ctx<{ attachment?: unknown; updateMask?: unknown; patch?: Record<string, unknown> }>) {
 				const caller = signedIn(ctx);
 				const id = pathId(ctx.params.attachment);
-				parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["filename"], { required: true });
-				const filename = parseFilename(ctx.params.patch?.filename, "attachment.filename");
+				parseUpdateMask(queryStringOf(ctx.params.updateMask, "updateMask"), ["filename"], { required: true });
+				const filename = parseFilename(fieldOf(messageOf(ctx.params.patch, "attachment"), "filename"), "attachment.filename");
 				const attachments = this.attachmentCollection();
 				assertCanWrite(await attachments.findOne({ _id: id }), id, caller);
 				const updated = await attachments.findOneAndUpdate({ _id: id }, { $set: { filename } });
@@ -234,7 +230,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const sort = { memoPosition: 1, seq: 1 } as const;
 				const bound = { memo: memoId };
-				const position = decodePageToken(optionalString(ctx.params.pageToken, "pageToken"), LIST_MEMO_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
+				const position = decodePageToken(queryStringOf(ctx.params.pageToken, "pageToken"), LIST_MEMO_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
 				const query: Filter = position === null ? { memoId } : { $and: [{ memoId }, afterPosition(sort, position)] };
 				const found = await this.attachmentCollection().find(query, { sort, limit: pageSize + 1 });
 				const page = found.slice(0, pageSize);

@@ -1,13 +1,13 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { resolveId } from "../../shared/ids.js";
-import { parseName } from "../../shared/names.js";
 import { STREAM_LENGTH_PARAM } from "../gateway/bytes-field.js";
-import { parseExternalLink, parseFilename, parseOptionalObject, parseType } from "./attachment-fields.js";
+import { fieldOf, messageOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
+import { parseExternalLink, parseFilename, parseMemoRef, parseType } from "./attachment-fields.js";
 
 /** CreateAttachment's params as the gateway builds them (the `content` bytes travel as the call's stream). */
 export interface CreateAttachmentParams {
 	attachmentId?: unknown;
-	attachment?: Record<string, unknown>;
+	attachment?: unknown;
 	[STREAM_LENGTH_PARAM]?: number;
 }
 
@@ -25,25 +25,25 @@ export interface CreateAttachmentInput {
 
 /** The body rules of contract 8.2, checked before any byte is stored. */
 export function parseCreateAttachment(params: CreateAttachmentParams): CreateAttachmentInput {
-	const body = params.attachment ?? {};
-	const filename = parseFilename(body.filename, "attachment.filename");
-	const type = parseType(body.type, "attachment.type");
-	const externalLink = parseExternalLink(body.externalLink, "attachment.externalLink");
+	const body = messageOf(params.attachment, "attachment");
+	const filename = parseFilename(fieldOf(body, "filename"), "attachment.filename");
+	const type = parseType(fieldOf(body, "type"), "attachment.type");
+	const externalLink = parseExternalLink(fieldOf(body, "externalLink"), "attachment.externalLink");
 	const length = params[STREAM_LENGTH_PARAM];
 	const contentLength = typeof length === "number" ? length : null;
 	if (contentLength !== null && externalLink !== "") throw invalidArgument("attachment.content and attachment.externalLink are mutually exclusive");
-	const memo = body.memo;
-	const memoId = memo === undefined || memo === null || memo === "" ? null : parseName("memo", String(memo), "attachment.memo");
+	const memoId = parseMemoRef(fieldOf(body, "memo"), "attachment.memo");
 	const input: CreateAttachmentInput = {
-		id: resolveId(typeof params.attachmentId === "string" ? params.attachmentId : undefined, "attachmentId", "attachment"),
+		id: resolveId(stringOf(params.attachmentId, "attachmentId"), "attachmentId", "attachment"),
 		filename,
 		type,
 		externalLink,
 		contentLength,
 		memoId
 	};
-	const motionMedia = parseOptionalObject(body.motionMedia, "attachment.motionMedia");
-	const mediaMetadata = parseOptionalObject(body.mediaMetadata, "attachment.mediaMetadata");
+	// Stored and echoed as given, provided they are objects.
+	const motionMedia = optionalMessageOf(fieldOf(body, "motionMedia"), "attachment.motionMedia");
+	const mediaMetadata = optionalMessageOf(fieldOf(body, "mediaMetadata"), "attachment.mediaMetadata");
 	if (motionMedia !== undefined) input.motionMedia = motionMedia;
 	if (mediaMetadata !== undefined) input.mediaMetadata = mediaMetadata;
 	return input;

@@ -1,11 +1,11 @@
 import type { Caller } from "../../shared/caller.js";
 import { alreadyExists, invalidArgument, permissionDenied } from "../../shared/errors.js";
-import { parseEnum } from "../../shared/proto-json.js";
+import { enumOf, fieldOf, messageOf, stringOf } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { generateId } from "../../shared/ids.js";
 import type { AuthDeps } from "./auth-deps.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
-import { checkAvatarUrl, checkEmail, checkText, checkUsername, optionalString, userMessage } from "./user-input.js";
+import { checkAvatarUrl, checkEmail, checkText, checkUsername } from "./user-input.js";
 import type { UserDoc } from "./user-doc.js";
 
 const ROLES = ["ROLE_UNSPECIFIED", "ADMIN", "USER"] as const;
@@ -38,16 +38,16 @@ async function checkRegistrationOpen(deps: AuthDeps): Promise<void> {
 
 /** CreateUser (contract 2.4). */
 export async function createUser(deps: AuthDeps, params: CreateUserParams, caller: Caller | null): Promise<UserDoc> {
-	const body = userMessage(params.user);
-	const username = checkUsername(body.username, "user.username");
-	const userId = optionalString(params.userId, "userId").trim();
+	const body = messageOf(params.user, "user");
+	const username = checkUsername(fieldOf(body, "username"), "user.username");
+	const userId = stringOf(params.userId, "userId").trim();
 	if (userId !== "" && userId !== username) throw invalidArgument("userId must equal user.username");
-	const password = checkNewPassword(body.password, "user.password");
-	const email = checkEmail(body.email, "user.email");
-	const displayName = checkText(body.displayName ?? body.display_name, "user.displayName");
-	const description = checkText(body.description, "user.description");
-	const avatarUrl = checkAvatarUrl(body.avatarUrl ?? body.avatar_url, "user.avatarUrl");
-	const askedRole = body.role === undefined || body.role === null ? "ROLE_UNSPECIFIED" : parseEnum(body.role, ROLES, "user.role");
+	const password = checkNewPassword(fieldOf(body, "password"), "user.password");
+	const email = checkEmail(fieldOf(body, "email"), "user.email");
+	const displayName = checkText(fieldOf(body, "displayName"), "user.displayName");
+	const description = checkText(fieldOf(body, "description"), "user.description");
+	const avatarUrl = checkAvatarUrl(fieldOf(body, "avatarUrl"), "user.avatarUrl");
+	const askedRole = enumOf(fieldOf(body, "role"), ROLES, "user.role");
 
 	const maybeFirst = (await deps.users.count({})) === 0;
 	if (!maybeFirst && caller?.role !== "ADMIN") await checkRegistrationOpen(deps);

@@ -3,12 +3,11 @@ import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "..
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
-import { parseEnum } from "../../shared/proto-json.js";
+import { enumOf, fieldOf, messageOf, stringOf } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { AuthDeps } from "./auth-deps.js";
 import type { IdpDoc, OAuth2Config } from "./idp-doc.js";
 import { requireAdmin } from "./user-access.js";
-import { optionalString } from "./user-input.js";
 
 /** IdentityProvider of contract 4.9; the client secret is write-only. */
 export function toIdpJson(idp: IdpDoc): Record<string, unknown> {
@@ -32,19 +31,8 @@ export function toIdpJson(idp: IdpDoc): Record<string, unknown> {
 	};
 }
 
-function object(value: unknown, field: string): Record<string, unknown> {
-	if (value === undefined || value === null) return {};
-	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be an object`);
-	return value as Record<string, unknown>;
-}
-
-/** A message field by its lowerCamelCase or snake_case JSON name (contract 1.2). */
-function get(body: Record<string, unknown>, camel: string): unknown {
-	return body[camel] ?? body[camel.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`)];
-}
-
 function required(value: unknown, field: string): string {
-	const text = optionalString(value, field).trim();
+	const text = stringOf(value, field).trim();
 	if (text === "") throw invalidArgument(`${field} is required`);
 	return text;
 }
@@ -62,7 +50,7 @@ function httpUrl(value: unknown, field: string): string {
 }
 
 function parseType(value: unknown): "OAUTH2" {
-	const type = parseEnum(value ?? "TYPE_UNSPECIFIED", ["TYPE_UNSPECIFIED", "OAUTH2"] as const, "identityProvider.type");
+	const type = enumOf(value, ["TYPE_UNSPECIFIED", "OAUTH2"] as const, "identityProvider.type");
 	if (type !== "OAUTH2") throw invalidArgument("identityProvider.type must be OAUTH2");
 	return type;
 }
@@ -75,7 +63,7 @@ function parseTitle(value: unknown): string {
 
 /** An identifier filter is a regular expression, checked as sign-in will use it. */
 function parseFilter(value: unknown): string {
-	const filter = optionalString(value, "identityProvider.identifierFilter");
+	const filter = stringOf(value, "identityProvider.identifierFilter");
 	try {
 		new RegExp(filter, "u");
 	} catch {
@@ -86,24 +74,24 @@ function parseFilter(value: unknown): string {
 
 /** `config.oauth2Config`; an empty `clientSecret` keeps `storedSecret` (update). */
 function parseConfig(value: unknown, storedSecret: string): OAuth2Config {
-	const config = object(get(object(value, "identityProvider.config"), "oauth2Config"), "identityProvider.config.oauth2Config");
+	const config = messageOf(fieldOf(messageOf(value, "identityProvider.config"), "oauth2Config"), "identityProvider.config.oauth2Config");
 	const f = "identityProvider.config.oauth2Config";
-	const scopes = get(config, "scopes") ?? [];
+	const scopes = fieldOf(config, "scopes") ?? [];
 	if (!Array.isArray(scopes) || !scopes.every(s => typeof s === "string")) throw invalidArgument(`${f}.scopes must be a list of strings`);
-	const mapping = object(get(config, "fieldMapping"), `${f}.fieldMapping`);
-	const secret = optionalString(get(config, "clientSecret"), `${f}.clientSecret`);
+	const mapping = messageOf(fieldOf(config, "fieldMapping"), `${f}.fieldMapping`);
+	const secret = stringOf(fieldOf(config, "clientSecret"), `${f}.clientSecret`);
 	return {
-		clientId: required(get(config, "clientId"), `${f}.clientId`),
+		clientId: required(fieldOf(config, "clientId"), `${f}.clientId`),
 		clientSecret: required(secret === "" ? storedSecret : secret, `${f}.clientSecret`),
-		authUrl: httpUrl(get(config, "authUrl"), `${f}.authUrl`),
-		tokenUrl: httpUrl(get(config, "tokenUrl"), `${f}.tokenUrl`),
-		userInfoUrl: httpUrl(get(config, "userInfoUrl"), `${f}.userInfoUrl`),
+		authUrl: httpUrl(fieldOf(config, "authUrl"), `${f}.authUrl`),
+		tokenUrl: httpUrl(fieldOf(config, "tokenUrl"), `${f}.tokenUrl`),
+		userInfoUrl: httpUrl(fieldOf(config, "userInfoUrl"), `${f}.userInfoUrl`),
 		scopes: scopes as string[],
 		fieldMapping: {
-			identifier: required(get(mapping, "identifier"), `${f}.fieldMapping.identifier`),
-			displayName: optionalString(get(mapping, "displayName"), `${f}.fieldMapping.displayName`),
-			email: optionalString(get(mapping, "email"), `${f}.fieldMapping.email`),
-			avatarUrl: optionalString(get(mapping, "avatarUrl"), `${f}.fieldMapping.avatarUrl`)
+			identifier: required(fieldOf(mapping, "identifier"), `${f}.fieldMapping.identifier`),
+			displayName: stringOf(fieldOf(mapping, "displayName"), `${f}.fieldMapping.displayName`),
+			email: stringOf(fieldOf(mapping, "email"), `${f}.fieldMapping.email`),
+			avatarUrl: stringOf(fieldOf(mapping, "avatarUrl"), `${f}.fieldMapping.avatarUrl`)
 		}
 	};
 }
@@ -129,14 +117,14 @@ export interface CreateIdpParams {
 
 export async function createIdentityProvider(deps: AuthDeps, params: CreateIdpParams, caller: Caller | null | undefined): Promise<IdpDoc> {
 	requireAdmin(caller);
-	const body = object(params.identityProvider, "identityProvider");
-	const id = resolveId(optionalString(params.identityProviderId, "identityProviderId"), "identityProviderId", "identity-provider");
+	const body = messageOf(params.identityProvider, "identityProvider");
+	const id = resolveId(stringOf(params.identityProviderId, "identityProviderId"), "identityProviderId", "identity-provider");
 	const idp: IdpDoc = {
 		_id: id,
-		type: parseType(body.type),
-		title: parseTitle(body.title),
-		identifierFilter: parseFilter(get(body, "identifierFilter")),
-		oauth2Config: parseConfig(body.config, ""),
+		type: parseType(fieldOf(body, "type")),
+		title: parseTitle(fieldOf(body, "title")),
+		identifierFilter: parseFilter(fieldOf(body, "identifierFilter")),
+		oauth2Config: parseConfig(fieldOf(body, "config"), ""),
 		createTime: deps.now()
 	};
 	try {
@@ -160,13 +148,13 @@ export async function updateIdentityProvider(deps: AuthDeps, params: UpdateIdpPa
 	const idp = await findIdp(deps, params.identityProvider);
 	if (params.updateMask !== undefined && typeof params.updateMask !== "string") throw invalidArgument("updateMask must be a string");
 	const paths = parseUpdateMask(params.updateMask, ["title", "identifier_filter", "config", "type"], { required: true });
-	const body = object(params.patch, "identityProvider");
+	const body = messageOf(params.patch, "identityProvider");
 	const set: Partial<IdpDoc> = {};
 	for (const path of paths) {
-		if (path === "title") set.title = parseTitle(body.title);
-		else if (path === "identifier_filter") set.identifierFilter = parseFilter(get(body, "identifierFilter"));
-		else if (path === "type") set.type = parseType(body.type);
-		else set.oauth2Config = parseConfig(body.config, idp.oauth2Config.clientSecret);
+		if (path === "title") set.title = parseTitle(fieldOf(body, "title"));
+		else if (path === "identifier_filter") set.identifierFilter = parseFilter(fieldOf(body, "identifierFilter"));
+		else if (path === "type") set.type = parseType(fieldOf(body, "type"));
+		else set.oauth2Config = parseConfig(fieldOf(body, "config"), idp.oauth2Config.clientSecret);
 	}
 	const updated = await deps.identityProviders.findOneAndUpdate({ _id: idp._id }, { $set: set });
 	if (!updated) throw notFound(`identity provider ${idp._id} not found`);

@@ -1,14 +1,14 @@
 import type { Caller } from "../../shared/caller.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
-import { parseEnum } from "../../shared/proto-json.js";
+import { enumOf, fieldOf, messageOf } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { AuthDeps } from "./auth-deps.js";
 import { checkNewPassword, hashPassword } from "./passwords.js";
 import { familyOf, revokeUserFamilies } from "./refresh-tokens.js";
 import { findByUsername, keepOneActiveAdmin } from "./user-access.js";
 import type { UserDoc } from "./user-doc.js";
-import { checkAvatarUrl, checkEmail, checkText, checkUsername, userMessage } from "./user-input.js";
+import { checkAvatarUrl, checkEmail, checkText, checkUsername } from "./user-input.js";
 
 const PATHS = ["username", "display_name", "email", "avatar_url", "description", "password", "role", "state"] as const;
 
@@ -24,12 +24,6 @@ export interface UpdateUserResult {
 	identityChanged: boolean;
 }
 
-/** camelCase or snake_case, as proto3 JSON accepts (contract 1.2). */
-function field(body: Record<string, unknown>, snake: string): unknown {
-	const camel = snake.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-	return body[camel] ?? body[snake];
-}
-
 /** UpdateUser (contract 2.4); `refreshCookie` is the caller's, so their own session survives a password change. */
 export async function updateUser(deps: AuthDeps, params: UpdateUserParams, caller: Caller, refreshCookie: string | undefined): Promise<UpdateUserResult> {
 	const target = await findByUsername(deps.users, params.user);
@@ -37,12 +31,12 @@ export async function updateUser(deps: AuthDeps, params: UpdateUserParams, calle
 	if (!isAdmin && caller.id !== target._id) throw permissionDenied("you may only update yourself");
 	if (params.updateMask !== undefined && typeof params.updateMask !== "string") throw invalidArgument("updateMask must be a string");
 	const paths = parseUpdateMask(params.updateMask, PATHS, { required: true });
-	const body = userMessage(params.patch);
+	const body = messageOf(params.patch, "user");
 	const general = paths.includes("username") || paths.includes("display_name") ? await deps.general() : {};
 
 	const set: Partial<UserDoc> = {};
 	for (const path of paths) {
-		const value = field(body, path);
+		const value = fieldOf(body, path);
 		switch (path) {
 			case "username":
 				if (general.disallowChangeUsername === true) throw permissionDenied("changing usernames is not allowed");
@@ -66,14 +60,14 @@ export async function updateUser(deps: AuthDeps, params: UpdateUserParams, calle
 				break;
 			case "role": {
 				if (!isAdmin) throw permissionDenied("only an admin may change roles");
-				const role = parseEnum(value, ["ROLE_UNSPECIFIED", "ADMIN", "USER"] as const, "user.role");
+				const role = enumOf(value, ["ROLE_UNSPECIFIED", "ADMIN", "USER"] as const, "user.role");
 				if (role === "ROLE_UNSPECIFIED") throw invalidArgument("user.role must be ADMIN or USER");
 				set.role = role;
 				break;
 			}
 			case "state": {
 				if (!isAdmin) throw permissionDenied("only an admin may change states");
-				const state = parseEnum(value, ["STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"] as const, "user.state");
+				const state = enumOf(value, ["STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"] as const, "user.state");
 				if (state === "STATE_UNSPECIFIED") throw invalidArgument("user.state must be NORMAL or ARCHIVED");
 				set.state = state;
 				break;

@@ -1,8 +1,9 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { formatSettingName, INSTANCE_SETTING_KEYS, type InstanceSettingKey } from "../../shared/names.js";
 import { parseEnum, parseInt32, parseInt64, toInt64 } from "../../shared/proto-json.js";
+import { fieldOf } from "../../shared/request-message.js";
 import { SETTING_DEFAULTS } from "./setting-defaults.js";
-import { SETTING_SPECS, snakeCase, VALUE_FIELDS, type FieldSpec, type MessageSpec } from "./setting-schema.js";
+import { SETTING_SPECS, VALUE_FIELDS, type FieldSpec, type MessageSpec } from "./setting-schema.js";
 
 /**
  * InstanceSetting values between proto3 JSON (contract 1.2, 1.3) and the form the service
@@ -13,12 +14,6 @@ export type SettingValue = Record<string, unknown>;
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A field given under its JSON name or its snake_case name; null reads as unset. */
-function pick(input: Record<string, unknown>, camel: string): unknown {
-	const value = Object.hasOwn(input, camel) ? input[camel] : input[snakeCase(camel)];
-	return value === null ? undefined : value;
 }
 
 function parseFloatValue(value: unknown, field: string): number {
@@ -75,7 +70,7 @@ function parseMessage(spec: MessageSpec, input: unknown, field: string): Record<
 	const out: Record<string, unknown> = {};
 	for (const [name, fieldSpec] of Object.entries(spec)) {
 		if (fieldSpec.kind === "output") continue;
-		const raw = pick(input, name);
+		const raw = fieldOf(input, name);
 		if (raw === undefined) continue;
 		out[name] = parseField(fieldSpec, raw, `${field}.${name}`);
 	}
@@ -139,11 +134,11 @@ export function completeSetting(key: InstanceSettingKey, present: SettingValue):
  */
 export function parseSettingBody(key: InstanceSettingKey, body: Record<string, unknown>): SettingValue | undefined {
 	for (const other of INSTANCE_SETTING_KEYS) {
-		if (other !== key && pick(body, VALUE_FIELDS[other]) !== undefined) {
+		if (other !== key && fieldOf(body, VALUE_FIELDS[other]) !== undefined) {
 			throw invalidArgument(`the body carries ${VALUE_FIELDS[other]} but the setting is ${key} (expected ${VALUE_FIELDS[key]})`);
 		}
 	}
-	const raw = pick(body, VALUE_FIELDS[key]);
+	const raw = fieldOf(body, VALUE_FIELDS[key]);
 	return raw === undefined ? undefined : parseMessage(SETTING_SPECS[key], raw, VALUE_FIELDS[key]);
 }
 

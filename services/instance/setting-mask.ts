@@ -2,7 +2,8 @@ import { parseUpdateMask } from "../../shared/field-mask.js";
 import { invalidArgument } from "../../shared/errors.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
 import { completeSetting, fieldDefault, type SettingValue } from "./setting-json.js";
-import { SETTING_SPECS, snakeCase, VALUE_FIELDS } from "./setting-schema.js";
+import { snakeName } from "../../shared/request-message.js";
+import { SETTING_SPECS, VALUE_FIELDS } from "./setting-schema.js";
 
 /**
  * What an UpdateInstanceSetting mask names (contract 11.4): paths relative to the setting
@@ -11,11 +12,11 @@ import { SETTING_SPECS, snakeCase, VALUE_FIELDS } from "./setting-schema.js";
  */
 export function parseSettingMask(key: InstanceSettingKey, raw: unknown): string[] | null {
 	if (raw !== undefined && typeof raw !== "string") throw invalidArgument("updateMask must be a comma-separated list of paths");
-	const valueField = snakeCase(VALUE_FIELDS[key]);
+	const valueField = snakeName(VALUE_FIELDS[key]);
 	const fields = Object.entries(SETTING_SPECS[key])
 		.filter(([, spec]) => spec.kind !== "output")
 		.map(([name]) => name);
-	const bySnake = new Map(fields.map(name => [snakeCase(name), name]));
+	const bySnake = new Map(fields.map(name => [snakeName(name), name]));
 	const accepted = [valueField, ...bySnake.keys(), ...[...bySnake.keys()].map(f => `${valueField}.${f}`)];
 	const paths = parseUpdateMask(raw, accepted, { allowNested: true });
 	if (paths.length === 0 || paths.includes(valueField)) return null;

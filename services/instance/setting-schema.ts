@@ -134,7 +134,3 @@ export const VALUE_FIELDS: Record<InstanceSettingKey, string> = {
 	AI: "aiSetting",
 	ACCESS: "accessSetting"
 };
-
-export function snakeCase(camel: string): string {
-	return camel.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
-}

@@ -1,6 +1,6 @@
-import { invalidArgument } from "../../shared/errors.js";
 import { normalizePageSize } from "../../shared/page-token.js";
-import { parseBool, parseEnum, parseInt32 } from "../../shared/proto-json.js";
+import { parseBool, parseInt32 } from "../../shared/proto-json.js";
+import { enumOf, queryParamOf, queryStringOf } from "../../shared/request-message.js";
 import type { MemoState } from "./memo-doc.js";
 import { STATE_VALUES } from "./memo-fields.js";
 
@@ -14,30 +14,21 @@ export interface ListMemosQuery {
 	orderBy: string;
 }
 
-/** A query parameter by its JSON name or its snake_case name; an empty value reads as absent. */
-function param(params: Record<string, unknown>, jsonName: string): unknown {
-	const snake = jsonName.replace(/[A-Z]/g, c => `_${c.toLowerCase()}`);
-	const value = params[jsonName] ?? params[snake];
-	return value === "" ? undefined : value;
-}
-
 function text(value: unknown, name: string): string {
-	if (value === undefined) return "";
-	if (typeof value !== "string") throw invalidArgument(`${name} must be given once, as a string`);
-	return value;
+	return queryStringOf(value, name) ?? "";
 }
 
 export function parseListMemosQuery(params: Record<string, unknown>): ListMemosQuery {
-	const pageSize = param(params, "pageSize");
-	const state = param(params, "state");
-	const showDeleted = param(params, "showDeleted");
-	const parsedState = state === undefined ? "STATE_UNSPECIFIED" : parseEnum(state, STATE_VALUES, "state");
+	const pageSize = queryParamOf(params, "pageSize");
+	const state = queryParamOf(params, "state");
+	const showDeleted = queryParamOf(params, "showDeleted");
+	const parsedState = enumOf(state, STATE_VALUES, "state");
 	return {
 		pageSize: normalizePageSize(pageSize === undefined ? undefined : parseInt32(pageSize, "pageSize")),
-		pageToken: text(param(params, "pageToken"), "pageToken"),
+		pageToken: text(queryParamOf(params, "pageToken"), "pageToken"),
 		state: parsedState === "ARCHIVED" ? "ARCHIVED" : "NORMAL",
 		showDeleted: showDeleted === undefined ? false : parseBool(showDeleted, "showDeleted"),
-		filter: text(param(params, "filter"), "filter"),
-		orderBy: text(param(params, "orderBy"), "orderBy")
+		filter: text(queryParamOf(params, "filter"), "filter"),
+		orderBy: text(queryParamOf(params, "orderBy"), "orderBy")
 	};
 }

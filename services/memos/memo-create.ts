@@ -1,6 +1,6 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { resolveId } from "../../shared/ids.js";
-import { fieldOf, messageOf } from "../../shared/proto-json.js";
+import { fieldOf, messageOf } from "../../shared/request-message.js";
 import type { MemoLocation, Visibility } from "./memo-doc.js";
 import {
 	readContent,

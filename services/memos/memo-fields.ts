@@ -1,6 +1,7 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
-import { fieldOf, parseEnum, parseTimestamp, type JsonMessage } from "../../shared/proto-json.js";
+import { parseTimestamp } from "../../shared/proto-json.js";
+import { enumOf, fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import type { MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 
 /** Readers for the Memo fields a client may send (contract 4.1), shared by create and update. */
@@ -21,26 +22,24 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * place in text: both are refused rather than stored.
  */
 export function readContent(value: unknown, limit: number): string {
-	if (value === undefined) return "";
-	if (typeof value !== "string") throw invalidArgument("content must be a string");
-	if (LONE_SURROGATE.test(value)) throw invalidArgument("content is not valid UTF-8 (lone surrogate)");
-	if (value.includes("\u0000")) throw invalidArgument("content must not contain NUL characters");
+	const content = stringOf(value, "content");
+	if (LONE_SURROGATE.test(content)) throw invalidArgument("content is not valid UTF-8 (lone surrogate)");
+	if (content.includes("\u0000")) throw invalidArgument("content must not contain NUL characters");
 	const effective = Math.max(limit, MIN_CONTENT_LENGTH_LIMIT);
-	const bytes = Buffer.byteLength(value, "utf8");
+	const bytes = Buffer.byteLength(content, "utf8");
 	if (bytes > effective) throw invalidArgument(`content is ${bytes} bytes, longer than the limit of ${effective} bytes`);
-	return value;
+	return content;
 }
 
 /** `VISIBILITY_UNSPECIFIED` and unset mean PRIVATE. */
 export function readVisibility(value: unknown): Visibility {
-	if (value === undefined) return "PRIVATE";
-	const visibility = parseEnum(value, VISIBILITY_VALUES, "visibility");
+	const visibility = enumOf(value, VISIBILITY_VALUES, "visibility");
 	return visibility === "VISIBILITY_UNSPECIFIED" ? "PRIVATE" : visibility;
 }
 
 /** A stored state: `STATE_UNSPECIFIED` or unset is INVALID_ARGUMENT (contract 7.5). */
 export function readState(value: unknown): MemoState {
-	const state = value === undefined ? "STATE_UNSPECIFIED" : parseEnum(value, STATE_VALUES, "state");
+	const state = enumOf(value, STATE_VALUES, "state");
 	if (state === "STATE_UNSPECIFIED") throw invalidArgument("state must be NORMAL or ARCHIVED");
 	return state;
 }
@@ -61,11 +60,9 @@ function readDouble(value: unknown, field: string): number {
 
 /** Unset reads as no location; latitude and longitude outside their ranges are refused (4.1). */
 export function readLocation(value: unknown): MemoLocation | null {
-	if (value === undefined) return null;
-	if (typeof value !== "object" || Array.isArray(value) || value === null) throw invalidArgument("location must be a JSON object");
-	const body = value as JsonMessage;
-	const placeholder = fieldOf(body, "placeholder") ?? "";
-	if (typeof placeholder !== "string") throw invalidArgument("location.placeholder must be a string");
+	const body = optionalMessageOf(value, "location");
+	if (body === undefined) return null;
+	const placeholder = stringOf(fieldOf(body, "placeholder"), "location.placeholder");
 	const latitude = readDouble(fieldOf(body, "latitude"), "location.latitude");
 	const longitude = readDouble(fieldOf(body, "longitude"), "location.longitude");
 	if (latitude < -90 || latitude > 90) throw invalidArgument("location.latitude must be between -90 and 90");

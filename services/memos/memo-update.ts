@@ -1,6 +1,6 @@
 import { invalidArgument } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
-import { fieldOf, messageOf } from "../../shared/proto-json.js";
+import { fieldOf, messageOf } from "../../shared/request-message.js";
 import type { Update } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
 import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";

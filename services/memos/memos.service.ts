@@ -4,7 +4,8 @@ import { alreadyExists, notFound } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
-import { messageOf, parseBool } from "../../shared/proto-json.js";
+import { parseBool } from "../../shared/proto-json.js";
+import { fieldOf, messageOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
@@ -251,7 +252,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		async insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>> {
 			const caller = signedIn(ctx);
 			const input = parseCreateMemo(params, await this.contentLengthLimit());
-			const relatedIds = parseReferences(messageOf(params.memo, "memo").relations, input.id);
+			const relatedIds = parseReferences(fieldOf(messageOf(params.memo, "memo"), "relations"), input.id);
 			await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
 			assertCanPlace(await this.callerSpaces(ctx), input.spaceId);
 			const now = ctx.meta.requestTime ?? Date.now();

@@ -1,6 +1,6 @@
 import { failedPrecondition, invalidArgument, notFound } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
-import { parseEnum } from "../../shared/proto-json.js";
+import { enumOf, stringOf } from "../../shared/request-message.js";
 import type { UserRef } from "../auth/auth.service.js";
 import { ROLE_VALUES, type SpaceRole } from "./space-doc.js";
 
@@ -16,8 +16,7 @@ function length(text: string): number {
 
 /** Required, trimmed, 1–100 characters. */
 export function readDisplayName(value: unknown): string {
-	if (value !== undefined && typeof value !== "string") throw invalidArgument("displayName must be a string");
-	const name = (value ?? "").trim();
+	const name = stringOf(value, "displayName").trim();
 	if (name === "") throw invalidArgument("displayName is required");
 	if (length(name) > DISPLAY_NAME_MAX) throw invalidArgument(`displayName must be at most ${DISPLAY_NAME_MAX} characters`);
 	return name;
@@ -25,15 +24,14 @@ export function readDisplayName(value: unknown): string {
 
 /** At most 2000 characters; unset is "". */
 export function readDescription(value: unknown): string {
-	if (value === undefined) return "";
-	if (typeof value !== "string") throw invalidArgument("description must be a string");
-	if (length(value) > DESCRIPTION_MAX) throw invalidArgument(`description must be at most ${DESCRIPTION_MAX} characters`);
-	return value;
+	const description = stringOf(value, "description");
+	if (length(description) > DESCRIPTION_MAX) throw invalidArgument(`description must be at most ${DESCRIPTION_MAX} characters`);
+	return description;
 }
 
 /** A role; ROLE_UNSPECIFIED or unset gives `fallback`, or INVALID_ARGUMENT when there is none. */
 export function readRole(value: unknown, fallback?: SpaceRole): SpaceRole {
-	const role = value === undefined ? "ROLE_UNSPECIFIED" : parseEnum(value, ROLE_VALUES, "role");
+	const role = enumOf(value, ROLE_VALUES, "role");
 	if (role !== "ROLE_UNSPECIFIED") return role;
 	if (fallback === undefined) throw invalidArgument("role must be ADMIN or MEMBER");
 	return fallback;
@@ -51,11 +49,4 @@ export function joinableUser(found: UserRef | undefined, username: string): User
 	if (found === undefined) throw notFound(`user "users/${username}" not found`);
 	if (found.state === "ARCHIVED") throw failedPrecondition(`user "users/${username}" is archived`);
 	return found;
-}
-
-/** A query parameter that must be a single string when present. */
-export function optionalString(value: unknown, field: string): string | undefined {
-	if (value === undefined) return undefined;
-	if (typeof value !== "string") throw invalidArgument(`${field} must be given once, as a string`);
-	return value;
 }

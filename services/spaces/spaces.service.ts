@@ -5,7 +5,8 @@ import { parseUpdateMask } from "../../shared/field-mask.js";
 import { pathId, resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
-import { fieldOf, messageOf, parseBool } from "../../shared/proto-json.js";
+import { parseBool } from "../../shared/proto-json.js";
+import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
@@ -22,7 +23,6 @@ import {
 } from "./space-events.js";
 import {
 	joinableUser,
-	optionalString,
 	readDescription,
 	readDisplayName,
 	readRole,
@@ -73,7 +73,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const caller = signedIn(ctx);
 				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { caller: caller.id };
-				const token = optionalString(ctx.params.pageToken, "pageToken");
+				const token = queryStringOf(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_SPACES, bound, positionGuard(SPACES_SORT, SORT_KEY_TYPES));
 				const mine = { userId: caller.id };
 				const query = position === null ? mine : { $and: [mine, afterPosition(SPACES_SORT, position)] };
@@ -96,7 +96,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 		createSpace: {
 			async handler(ctx: Ctx<{ spaceId?: unknown; space?: unknown }>) {
 				const caller = signedIn(ctx);
-				const spaceIdParam = optionalString(ctx.params.spaceId, "spaceId");
+				const spaceIdParam = queryStringOf(ctx.params.spaceId, "spaceId");
 				const id = resolveId(spaceIdParam, "spaceId", "space");
 				const body = messageOf(ctx.params.space, "space");
 				const displayName = readDisplayName(fieldOf(body, "displayName"));
@@ -155,7 +155,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 			async handler(ctx: Ctx<{ space?: unknown; updateMask?: unknown; patch?: unknown }>) {
 				const caller = signedIn(ctx);
 				const { space, membership } = await this.spaceFor(ctx.params.space, caller, "admin");
-				const paths = parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["display_name", "description"], { required: true });
+				const paths = parseUpdateMask(queryStringOf(ctx.params.updateMask, "updateMask"), ["display_name", "description"], { required: true });
 				const body = messageOf(ctx.params.patch, "space");
 				const set: Partial<SpaceDoc> = { updateTime: ctx.meta.requestTime ?? Date.now() };
 				if (paths.includes("display_name")) set.displayName = readDisplayName(fieldOf(body, "displayName"));
@@ -191,7 +191,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const { space } = await this.spaceFor(ctx.params.space, caller, "member");
 				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { space: space._id };
-				const token = optionalString(ctx.params.pageToken, "pageToken");
+				const token = queryStringOf(ctx.params.pageToken, "pageToken");
 				const position = decodePageToken(token, LIST_SPACE_MEMBERS, bound, positionGuard(MEMBERS_SORT, SORT_KEY_TYPES));
 				const ofSpace = { spaceId: space._id };
 				const query = position === null ? ofSpace : { $and: [ofSpace, afterPosition(MEMBERS_SORT, position)] };
@@ -246,7 +246,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 			async handler(ctx: Ctx<{ space?: unknown; member?: unknown; updateMask?: unknown; patch?: unknown }>) {
 				const caller = signedIn(ctx);
 				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
-				parseUpdateMask(optionalString(ctx.params.updateMask, "updateMask"), ["role"], { required: true });
+				parseUpdateMask(queryStringOf(ctx.params.updateMask, "updateMask"), ["role"], { required: true });
 				const role: SpaceRole = readRole(fieldOf(messageOf(ctx.params.patch, "member"), "role"));
 				const { member, user } = await this.memberByUsername(ctx, space._id, ctx.params.member);
 				const changed = await changeRole(this.guard(), member._id, role);

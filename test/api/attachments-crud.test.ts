@@ -80,6 +80,13 @@ describe("CreateAttachment (contract 8.2)", () => {
 		expect((await fileBytes(empty.name, alice())).length).toBe(0);
 	});
 
+	test("fields are read by their snake_case names too, and null means unset (contract 1.2)", async () => {
+		const link = await created({ filename: "snake.pdf", external_link: "https://example.com/snake.pdf", media_metadata: { width: 1 }, motion_media: null });
+		expect(link).toMatchObject({ externalLink: "https://example.com/snake.pdf", mediaMetadata: { width: 1 } });
+		expect(link).not.toHaveProperty("motionMedia");
+		expect((await created({ filename: "plain.txt", type: null, memo: null })).type).toBe("text/plain");
+	});
+
 	test("motionMedia and mediaMetadata are stored and echoed as given", async () => {
 		const motionMedia = { family: "APPLE_LIVE_PHOTO", role: "STILL", groupId: "g1", presentationTimestampUs: "1500000", hasEmbeddedVideo: false };
 		const mediaMetadata = { width: 4032, height: 3024 };

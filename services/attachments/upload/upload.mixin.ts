@@ -3,13 +3,13 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../../shared/caller.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../../shared/errors.js";
 import { resolveId } from "../../../shared/ids.js";
-import { parseName } from "../../../shared/names.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { blobsOf } from "../../../shared/runtime/resources.js";
 import { STREAM_LENGTH_PARAM } from "../../gateway/bytes-field.js";
 import type { AttachmentsMethods } from "../attachments.service.js";
 import { concatenateBlobs, newBlobKey, storeBytes } from "../attachment-bytes.js";
-import { parseFilename, parseType, typeFromFilename } from "../attachment-fields.js";
+import { fieldOf, optionalMessageOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
+import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
 import { toAttachmentJson } from "../attachment-json.js";
 import {
 	MAX_CHUNK_BYTES,
@@ -32,7 +32,7 @@ const SWEEP_INTERVAL_MS = 60_000;
 export const LONG_TRANSFER = { timeout: 120_000 };
 
 export interface UploadParams {
-	spec?: Record<string, unknown> | null;
+	spec?: unknown;
 	uploadId?: unknown;
 	offset?: unknown;
 	[STREAM_LENGTH_PARAM]?: number;
@@ -94,12 +94,11 @@ export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, Attachment
 				const body = ctx.stream as Readable | null;
 				try {
 					if (!caller) throw unauthenticated();
-					const spec = ctx.params.spec ?? undefined;
+					const spec = optionalMessageOf(ctx.params.spec, "spec");
 					const uploadId = ctx.params.uploadId === undefined || ctx.params.uploadId === "" ? undefined : ctx.params.uploadId;
 					if ((spec === undefined) === (uploadId === undefined)) throw invalidArgument("exactly one of spec and uploadId is required");
 					await this.sweepUploads();
 					if (spec !== undefined) {
-						if (typeof spec !== "object" || Array.isArray(spec)) throw invalidArgument("spec must be an object");
 						return await this.openUpload(ctx, caller, spec);
 					}
 					if (typeof uploadId !== "string") throw invalidArgument("uploadId must be a string");
@@ -122,16 +121,17 @@ export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, Attachment
 	},
 
 	methods: {
-		async openUpload(ctx: UploadCtx, caller: Caller, spec: Record<string, unknown>): Promise<Record<string, unknown>> {
-			const filename = parseFilename(spec.filename, "spec.filename");
-			const type = parseType(spec.type, "spec.type") || typeFromFilename(filename);
-			if (spec.size === undefined || spec.size === null || spec.size === "") throw invalidArgument("spec.size is required");
-			const size = parseInt64(spec.size, "spec.size");
+		async openUpload(ctx: UploadCtx, caller: Caller, spec: JsonMessage): Promise<Record<string, unknown>> {
+			const filename = parseFilename(fieldOf(spec, "filename"), "spec.filename");
+			const type = parseType(fieldOf(spec, "type"), "spec.type") || typeFromFilename(filename);
+			const rawSize = fieldOf(spec, "size");
+			if (rawSize === undefined || rawSize === "") throw invalidArgument("spec.size is required");
+			const size = parseInt64(rawSize, "spec.size");
 			const limit = await this.uploadLimit();
 			if (size < 1 || size > limit) throw invalidArgument(`spec.size must be between 1 and the upload limit of ${limit} bytes`);
-			const attachmentId = resolveId(typeof spec.attachmentId === "string" ? spec.attachmentId : undefined, "spec.attachmentId", "attachment");
+			const attachmentId = resolveId(stringOf(fieldOf(spec, "attachmentId"), "spec.attachmentId"), "spec.attachmentId", "attachment");
 			if ((await this.attachmentCollection().count({ _id: attachmentId })) > 0) throw alreadyExists(`attachment "attachments/${attachmentId}" already exists`);
-			const memo = spec.memo === undefined || spec.memo === null || spec.memo === "" ? null : parseName("memo", String(spec.memo), "spec.memo");
+			const memo = parseMemoRef(fieldOf(spec, "memo"), "spec.memo");
 			if (memo !== null) await this.checkOwnMemo(ctx, memo, caller);
 			if (this.uploads.openCount(caller.id) >= MAX_OPEN_SESSIONS_PER_USER) {
 				throw resourceExhausted(`at most ${MAX_OPEN_SESSIONS_PER_USER} upload sessions may be open at once`);
