@@ -7,10 +7,11 @@ import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthentic
 import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { nextSequence } from "../../shared/sequence.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
-import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
+import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import type { MemoAccessInfo } from "../memos/memo-access-info.js";
@@ -30,10 +31,6 @@ const SEQUENCES = "attachment_sequences";
 const LIST_ATTACHMENTS = "ListAttachments";
 const LIST_MEMO_ATTACHMENTS = "ListMemoAttachments";
 const BATCH_DELETE_MAX = 100;
-
-interface SequenceDoc extends Doc {
-	value: number;
-}
 
 /** ListAttachments orderBy fields (contract 6.4). */
 const ORDER_FIELDS: Record<string, OrderField> = {
@@ -358,10 +355,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		},
 
 		async nextSeq(): Promise<number> {
-			const sequences = documentsOf(this.broker).collection<SequenceDoc>(SEQUENCES);
-			const doc = await sequences.findOneAndUpdate({ _id: ATTACHMENTS }, { $inc: { value: 1 } }, { upsert: true });
-			if (doc === null) throw new Error("attachment sequence was not incremented");
-			return doc.value;
+			return nextSequence(documentsOf(this.broker), SEQUENCES, ATTACHMENTS);
 		},
 
 		async uploadLimit(): Promise<number> {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceBroker } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { unauthenticated } from "../../shared/errors.js";
+import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { notModified } from "./file-headers.js";
 import { fileCaller } from "./file-route.js";
 
@@ -29,7 +30,7 @@ async function serveAvatar(req: AvatarRequest, res: ServerResponse): Promise<voi
 	const ctx = req.$ctx;
 	ctx.meta.requestTime = Date.now();
 	ctx.meta.user = await fileCaller(ctx, req.headers);
-	if (ctx.meta.user === null && (await ctx.call<string>("instance.accessMode")) !== "INSTANCE_ACCESS_MODE_PUBLIC") throw unauthenticated();
+	if (await anonymousOnPrivateInstance(ctx)) throw unauthenticated();
 	const image = await ctx.call<AvatarImage, { username: string }>("auth.userAvatar", { username: String(req.$params?.username ?? "") });
 	const bytes = Buffer.from(image.bytes);
 	const etag = `"${createHash("sha256").update(bytes).digest("hex")}"`;

@@ -4,6 +4,7 @@ import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { unauthenticated } from "../../shared/errors.js";
 import { readRefreshCookie } from "../auth/refresh-cookie.js";
+import { anonymousOnPrivateInstance, instanceIsPublic } from "./anonymous-access.js";
 import { callerOfAuthorization } from "./bearer.js";
 import { fileHeaders, notModified, readRange, type FileInfo } from "./file-headers.js";
 
@@ -41,14 +42,13 @@ async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
 	const attachment = String(req.$params?.attachment ?? "");
 	ctx.meta.requestTime = Date.now();
 	ctx.meta.user = await fileCaller(ctx, req.headers);
-	const instancePublic = async () => (await ctx.call<string>("instance.accessMode")) === "INSTANCE_ACCESS_MODE_PUBLIC";
 	// Anonymous callers on a private instance learn nothing (contract 2.2), unless a share link vouches for them.
-	if (ctx.meta.user === null && shareToken === undefined && !(await instancePublic())) throw unauthenticated();
+	if (shareToken === undefined && (await anonymousOnPrivateInstance(ctx))) throw unauthenticated();
 	const info = await ctx.call<FileAccess, { attachment: string; shareToken?: string }>("attachments.fileInfo", {
 		attachment,
 		...(shareToken === undefined ? {} : { shareToken })
 	});
-	const headers = fileHeaders(info, info.publicRead && (await instancePublic()));
+	const headers = fileHeaders(info, info.publicRead && (await instanceIsPublic(ctx)));
 	if (notModified(req.headers["if-none-match"], headers.ETag)) {
 		res.writeHead(304, { ETag: headers.ETag, "Last-Modified": headers["Last-Modified"], "Cache-Control": headers["Cache-Control"] });
 		res.end();

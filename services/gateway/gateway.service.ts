@@ -11,6 +11,7 @@ import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
+import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
 import { clusterViewAlias } from "./cluster-view.js";
@@ -175,10 +176,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		async authorize(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void> {
 			const spec = req.$alias?.spec as RouteSpec;
 			// Before anything else: an anonymous caller on a private instance learns nothing (contract 2.2).
-			if (!ctx.meta.user && spec.access !== "anyone") {
-				const open = spec.access === "public-instance" && (await ctx.call<string>("instance.accessMode")) === "INSTANCE_ACCESS_MODE_PUBLIC";
-				if (!open) this.refuseCaller(ctx, spec, unauthenticated());
-			}
+			const shutOut = spec.access === "anyone" ? false : spec.access === "public-instance" ? await anonymousOnPrivateInstance(ctx) : !ctx.meta.user;
+			if (shutOut) this.refuseCaller(ctx, spec, unauthenticated());
 			const { query, params } = req.$params as { query?: Record<string, unknown>; params?: Record<string, unknown> };
 			const body = spec.body === undefined ? undefined : await readJsonBody(req, res);
 			req.$params = buildParams(spec, query ?? {}, body, params ?? {});

@@ -6,9 +6,10 @@ import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
 import { parseBool } from "../../shared/proto-json.js";
 import { fieldOf, messageOf } from "../../shared/request-message.js";
+import { nextSequence } from "../../shared/sequence.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
-import { DuplicateKeyError, type Collection, type Doc, type Filter } from "../../shared/store/document-store.js";
+import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
 import type { UserRef } from "../auth/auth.service.js";
 import { deriveContent } from "./content/derive-content.js";
 import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
@@ -38,10 +39,6 @@ import { shareActions } from "./shares.js";
 export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 const SEQUENCES = "memo_sequences";
-
-interface SequenceDoc extends Doc {
-	value: number;
-}
 
 /** The JS type of each sortable memo field, to check positions read from page tokens. */
 const SORT_KEY_TYPES = {
@@ -243,10 +240,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 		/** A counter document: unique and increasing across every replica of the service. */
 		async nextSeq(): Promise<number> {
-			const sequences = documentsOf(this.broker).collection<SequenceDoc>(SEQUENCES);
-			const doc = await sequences.findOneAndUpdate({ _id: MEMOS }, { $inc: { value: 1 } }, { upsert: true });
-			if (doc === null) throw new Error("memo sequence was not incremented");
-			return doc.value;
+			return nextSequence(documentsOf(this.broker), SEQUENCES, MEMOS);
 		},
 
 		async insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>> {

@@ -6,9 +6,10 @@ import { pathId, resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import { parseBool } from "../../shared/proto-json.js";
+import { nextSequence } from "../../shared/sequence.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
-import { DuplicateKeyError, type Collection, type Doc } from "../../shared/store/document-store.js";
+import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import type { UserRef } from "../auth/auth.service.js";
 import { changeRole, removeMember, type GuardCollections } from "./admin-guard.js";
@@ -38,10 +39,6 @@ const SPACES_SORT = { spaceCreateTime: -1, spaceSeq: -1 } as const;
 /** ListSpaceMembers: join order. */
 const MEMBERS_SORT = { seq: 1 } as const;
 const SORT_KEY_TYPES = { spaceCreateTime: "number", spaceSeq: "number", seq: "number" } as const;
-
-interface SequenceDoc extends Doc {
-	value: number;
-}
 
 interface SpacesMethods {
 	spaceCollection(): Collection<SpaceDoc>;
@@ -350,10 +347,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 
 		/** One counter for spaces and memberships: unique and increasing across replicas. */
 		async nextSeq(): Promise<number> {
-			const sequences = documentsOf(this.broker).collection<SequenceDoc>(SPACE_SEQUENCES);
-			const doc = await sequences.findOneAndUpdate({ _id: SPACES }, { $inc: { value: 1 } }, { upsert: true });
-			if (doc === null) throw new Error("space sequence was not incremented");
-			return doc.value;
+			return nextSequence(documentsOf(this.broker), SPACE_SEQUENCES, SPACES);
 		},
 
 		async spaceFor(idParam: unknown, caller: Caller, need: "member" | "admin") {

@@ -1,10 +1,11 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import type { BlobInfo, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobKey } from "./blob-store.js";
+import { PutMeter, assertRangeShape, rangeOutside } from "./blob-bytes.js";
 
 export interface LocalBlobStoreOptions {
 	/** Root directory; a key is a path relative to it. */
@@ -34,20 +35,14 @@ export class LocalBlobStore implements BlobStore {
 		const target = this.pathOf(key);
 		await mkdir(this.tmpDir, { recursive: true });
 		const tmp = join(this.tmpDir, randomUUID());
-		const hash = createHash("sha256");
-		let size = 0;
+		const meter = new PutMeter(key, options.size);
+		let info: BlobInfo;
 		let file: FileHandle | undefined;
 		try {
 			file = await open(tmp, "wx");
-			for await (const chunk of body) {
-				const bytes = toBytes(chunk);
-				size += bytes.length;
-				// Stop early rather than fill the disk with a body that will be refused anyway.
-				if (options.size !== undefined && size > options.size) throw sizeMismatch(key, options.size, size);
-				hash.update(bytes);
-				await writeAll(file, bytes);
-			}
-			if (options.size !== undefined && size !== options.size) throw sizeMismatch(key, options.size, size);
+			// The meter stops an overlong body early rather than fill the disk with it.
+			for await (const chunk of body) await writeAll(file, meter.add(chunk));
+			info = meter.finish();
 			// Durable before visible: after a crash the object is either absent or complete.
 			await file.sync();
 			await file.close();
@@ -59,7 +54,7 @@ export class LocalBlobStore implements BlobStore {
 			await rm(tmp, { force: true });
 			throw err;
 		}
-		return { size, sha256: hash.digest("hex") };
+		return info;
 	}
 
 	async get(key: string, range?: ByteRange): Promise<Readable> {
@@ -78,7 +73,7 @@ export class LocalBlobStore implements BlobStore {
 			const info = await file.stat();
 			if (!info.isFile()) throw new BlobNotFoundError(key);
 			if (range && range.end >= info.size) {
-				throw new RangeError(`range ${range.start}-${range.end} outside blob ${key} of ${info.size} bytes`);
+				throw rangeOutside(key, range, info.size);
 			}
 			return file.createReadStream(range ? { start: range.start, end: range.end } : {});
 		} catch (err) {
@@ -143,28 +138,12 @@ export class LocalBlobStore implements BlobStore {
 	}
 }
 
-function toBytes(chunk: unknown): Uint8Array {
-	if (typeof chunk === "string") return Buffer.from(chunk);
-	if (chunk instanceof Uint8Array) return chunk;
-	throw new TypeError("blob bodies must be byte streams");
-}
-
 async function writeAll(file: FileHandle, bytes: Uint8Array): Promise<void> {
 	let offset = 0;
 	while (offset < bytes.length) {
 		const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
 		offset += bytesWritten;
 	}
-}
-
-function assertRangeShape(range: ByteRange): void {
-	if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start) {
-		throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
-	}
-}
-
-function sizeMismatch(key: string, expected: number, actual: number): Error {
-	return new Error(`blob ${key}: expected ${expected} bytes, got ${actual}${actual > expected ? " or more" : ""}`);
 }
 
 /** A missing parent folder or a file where a folder should be both mean "no such object". */

@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { Client } from "minio";
 import type { S3Config } from "../runtime/config.js";
 import type { BlobInfo, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobKey } from "./blob-store.js";
+import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
 
 /** The bucket as configured (`S3_*` settings), and how bodies go up. */
 export interface S3Options extends S3Config {
@@ -67,8 +67,8 @@ export class S3BlobStore implements BlobStore {
 	async put(key: string, body: Readable, options: { contentType?: string; size?: number } = {}): Promise<BlobInfo> {
 		assertBlobKey(key);
 		const headers: Record<string, string> = options.contentType ? { "Content-Type": options.contentType } : {};
-		const hash = createHash("sha256");
-		let size = 0;
+		const meter = new PutMeter(key, options.size);
+		let info: BlobInfo;
 		let pending: Uint8Array[] = [];
 		let pendingBytes = 0;
 		let uploadId: string | undefined;
@@ -84,10 +84,7 @@ export class S3BlobStore implements BlobStore {
 		};
 		try {
 			for await (const chunk of body) {
-				const bytes = toBytes(chunk);
-				size += bytes.length;
-				if (options.size !== undefined && size > options.size) throw sizeMismatch(key, options.size, size);
-				hash.update(bytes);
+				const bytes = meter.add(chunk);
 				pending.push(bytes);
 				pendingBytes += bytes.length;
 				if (pendingBytes > this.partSize) {
@@ -95,9 +92,9 @@ export class S3BlobStore implements BlobStore {
 					await uploadPending(uploadId);
 				}
 			}
-			if (options.size !== undefined && size !== options.size) throw sizeMismatch(key, options.size, size);
+			info = meter.finish();
 			if (uploadId === undefined) {
-				await this.client.putObject(this.bucket, key, Buffer.concat(pending), size, headers);
+				await this.client.putObject(this.bucket, key, Buffer.concat(pending), info.size, headers);
 			} else {
 				if (pendingBytes > 0) await uploadPending(uploadId);
 				await this.client.completeMultipartUpload(this.bucket, key, uploadId, parts);
@@ -110,7 +107,7 @@ export class S3BlobStore implements BlobStore {
 			}
 			throw err;
 		}
-		return { size, sha256: hash.digest("hex") };
+		return info;
 	}
 
 	async get(key: string, range?: ByteRange): Promise<Readable> {
@@ -175,7 +172,7 @@ function fitToRange(key: string, body: IncomingMessage, range: ByteRange): Reada
 	}
 	if (range.end >= served.size) {
 		body.destroy();
-		throw new RangeError(`range ${range.start}-${range.end} outside blob ${key} of ${served.size} bytes`);
+		throw rangeOutside(key, range, served.size);
 	}
 	if (served.start === range.start && served.end === range.end) return body;
 	return sliceStream(body, range.start - served.start, range.end - range.start + 1);
@@ -207,22 +204,6 @@ function sliceStream(body: Readable, skip: number, length: number): Readable {
 		})(),
 		{ objectMode: false }
 	);
-}
-
-function toBytes(chunk: unknown): Uint8Array {
-	if (typeof chunk === "string") return Buffer.from(chunk);
-	if (chunk instanceof Uint8Array) return chunk;
-	throw new TypeError("blob bodies must be byte streams");
-}
-
-function assertRangeShape(range: ByteRange): void {
-	if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start) {
-		throw new RangeError(`invalid byte range ${range.start}-${range.end}`);
-	}
-}
-
-function sizeMismatch(key: string, expected: number, actual: number): Error {
-	return new Error(`blob ${key}: expected ${expected} bytes, got ${actual}${actual > expected ? " or more" : ""}`);
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -1,0 +1,15 @@
+import type { Context } from "moleculer";
+import type { RequestMeta } from "../../shared/caller.js";
+
+/** Whether the ACCESS setting opens the instance's public content to anonymous callers (contract 2.2). */
+export async function instanceIsPublic(ctx: Context): Promise<boolean> {
+	return (await ctx.call<string>("instance.accessMode")) === "INSTANCE_ACCESS_MODE_PUBLIC";
+}
+
+/**
+ * Whether the caller is anonymous on a private instance, and so learns nothing (contract 2.2).
+ * The instance is asked only about anonymous callers.
+ */
+export async function anonymousOnPrivateInstance(ctx: Context<unknown, RequestMeta>): Promise<boolean> {
+	return !ctx.meta.user && !(await instanceIsPublic(ctx));
+}
