@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { notFound } from "../../shared/errors.js";
 import { buildOpenApi } from "./openapi.js";
 import { ROUTE_TABLE } from "./route-table.js";
@@ -76,22 +77,15 @@ export function apiDocsPageAlias(_req: IncomingMessage, res: ServerResponse): vo
 	send(res, "text/html; charset=utf-8", PAGE, "no-cache");
 }
 
-const assetCache = new Map<string, Promise<Buffer>>();
+// The files come with the installed package and do not change while the process runs.
+const assetCache = new BoundedCache<string, Promise<Buffer>>({ ttlMs: Infinity, maxEntries: Object.keys(ASSETS).length });
 
 export function apiDocsAssetAlias(req: AliasRequest, res: ServerResponse, next: Next): void {
 	const file = req.$params?.file;
 	if (file === "init.js") return send(res, "text/javascript; charset=utf-8", INIT_SCRIPT, "no-cache");
 	if (typeof file !== "string" || !Object.hasOwn(ASSETS, file)) return next(notFound("Not Found"));
-	let content = assetCache.get(file);
-	if (!content) {
-		content = readFile(path.join(ASSET_DIR, file));
-		assetCache.set(file, content);
-	}
-	content.then(
+	assetCache.getOrLoad(file, () => readFile(path.join(ASSET_DIR, file))).then(
 		body => send(res, ASSETS[file] as string, body, "public, max-age=86400"),
-		err => {
-			assetCache.delete(file);
-			next(err);
-		}
+		err => next(err)
 	);
 }

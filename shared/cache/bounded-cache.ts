@@ -1,5 +1,5 @@
 export interface BoundedCacheOptions {
-	/** How long an entry serves reads unless `set`/`getOrLoad` is given another time for it. */
+	/** How long an entry serves reads unless `set`/`getOrLoad` is given another time for it; may be Infinity. */
 	ttlMs: number;
 	/** The most entries held; past it the entry written longest ago goes first. */
 	maxEntries: number;

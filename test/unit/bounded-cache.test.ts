@@ -25,6 +25,14 @@ describe("BoundedCache", () => {
 		expect([cache.get("success"), cache.get("failure")]).toEqual(["S", undefined]);
 	});
 
+	test("an entry with an infinite time-to-live does not expire", () => {
+		let now = 0;
+		const cache = new BoundedCache<string, string>({ ttlMs: Infinity, maxEntries: 1, clock: () => now });
+		cache.set("a", "A");
+		now = Number.MAX_SAFE_INTEGER;
+		expect(cache.get("a")).toBe("A");
+	});
+
 	test("holds at most its size, dropping the entry written longest ago", () => {
 		const cache = new BoundedCache<string, number>({ ttlMs: 1000, maxEntries: 3, clock: () => 0 });
 		for (let i = 0; i < 5; i++) cache.set(`k${i}`, i);
