@@ -1,5 +1,5 @@
 import { invalidArgument } from "./errors.js";
-import { parseEnum } from "./proto-json.js";
+import { parseBool, parseEnum } from "./proto-json.js";
 
 /**
  * The one reader of request messages (contract 1.2, 1.3). Its rules, the same for every field:
@@ -65,6 +65,12 @@ export function enumOf<const T extends string>(value: unknown, names: readonly T
 export function queryParamOf(params: JsonMessage, name: string): unknown {
 	const value = fieldOf(params, name);
 	return value === "" ? undefined : value;
+}
+
+/** A boolean query parameter by either name: absent or empty reads as false. */
+export function queryBoolOf(params: JsonMessage, name: string): boolean {
+	const value = queryParamOf(params, name);
+	return value === undefined ? false : parseBool(value, jsonName(name));
 }
 
 /** A query parameter that is a single string when present (a repeated one arrives as an array). */

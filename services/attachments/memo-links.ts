@@ -1,5 +1,6 @@
 import { failedPrecondition, invalidArgument } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
+import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import { attachmentNotFound } from "./attachment-access.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
@@ -13,8 +14,9 @@ export function parseMemoAttachmentNames(raw: unknown): string[] {
 	if (!Array.isArray(raw)) throw invalidArgument("attachments must be a list");
 	const ids: string[] = [];
 	for (const [i, item] of raw.entries()) {
-		const name = typeof item === "object" && item !== null ? (item as { name?: unknown }).name : undefined;
-		const id = parseName("attachment", typeof name === "string" ? name : "", `attachments[${i}].name`);
+		const field = `attachments[${i}]`;
+		const name = stringOf(fieldOf(optionalMessageOf(item, field) ?? {}, "name"), `${field}.name`);
+		const id = parseName("attachment", name, `${field}.name`);
 		if (!ids.includes(id)) ids.push(id);
 	}
 	return ids;

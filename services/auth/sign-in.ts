@@ -1,23 +1,18 @@
 import { invalidArgument, permissionDenied } from "../../shared/errors.js";
+import { fieldOf, optionalMessageOf, type JsonMessage } from "../../shared/request-message.js";
 import type { AuthDeps } from "./auth-deps.js";
 import { PASSWORD_MAX_BYTES, verifyPassword } from "./passwords.js";
 import { signInWithSso, type SsoOptions } from "./sso.js";
 import type { UserDoc } from "./user-doc.js";
 
-export interface SignInParams {
-	passwordCredentials?: unknown;
-	ssoCredentials?: unknown;
-}
+/** SignIn's body fields, by either name (contract 1.2). */
+export type SignInParams = JsonMessage;
 
 const UNMATCHED = "unmatched username and password";
 
-function credentialsObject(value: unknown, field: string): Record<string, unknown> {
-	if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalidArgument(`${field} must be an object`);
-	return value as Record<string, unknown>;
-}
-
-async function signInWithPassword(deps: AuthDeps, credentials: Record<string, unknown>): Promise<UserDoc> {
-	const { username, password } = credentials;
+async function signInWithPassword(deps: AuthDeps, credentials: JsonMessage): Promise<UserDoc> {
+	const username = fieldOf(credentials, "username");
+	const password = fieldOf(credentials, "password");
 	if (typeof username !== "string" || typeof password !== "string") throw invalidArgument("passwordCredentials needs username and password strings");
 	if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) throw invalidArgument(UNMATCHED);
 	const user = username === "" ? null : await deps.users.findOne({ username: username.trim() });
@@ -30,12 +25,12 @@ async function signInWithPassword(deps: AuthDeps, credentials: Record<string, un
 
 /** SignIn (contract 2.3): exactly one credential kind; the user who may sign in. */
 export async function signIn(deps: AuthDeps, params: SignInParams, sso: SsoOptions): Promise<UserDoc> {
-	const hasPassword = params.passwordCredentials !== undefined && params.passwordCredentials !== null;
-	const hasSso = params.ssoCredentials !== undefined && params.ssoCredentials !== null;
-	if (hasPassword === hasSso) throw invalidArgument("exactly one of passwordCredentials and ssoCredentials is required");
-	const user = hasPassword
-		? await signInWithPassword(deps, credentialsObject(params.passwordCredentials, "passwordCredentials"))
-		: await signInWithSso(deps, credentialsObject(params.ssoCredentials, "ssoCredentials"), sso);
+	const passwordCredentials = optionalMessageOf(fieldOf(params, "passwordCredentials"), "passwordCredentials");
+	const ssoCredentials = optionalMessageOf(fieldOf(params, "ssoCredentials"), "ssoCredentials");
+	let user: UserDoc;
+	if (passwordCredentials !== undefined && ssoCredentials === undefined) user = await signInWithPassword(deps, passwordCredentials);
+	else if (ssoCredentials !== undefined && passwordCredentials === undefined) user = await signInWithSso(deps, ssoCredentials, sso);
+	else throw invalidArgument("exactly one of passwordCredentials and ssoCredentials is required");
 	if (user.state === "ARCHIVED") throw permissionDenied("user is archived");
 	return user;
 }

@@ -1,6 +1,7 @@
 import { invalidArgument, permissionDenied, unavailable } from "../../shared/errors.js";
 import { ID_PATTERN, generateId, generateUuid } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
+import { fieldOf, stringOf, type JsonMessage } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { AuthDeps } from "./auth-deps.js";
 import type { IdpDoc } from "./idp-doc.js";
@@ -163,12 +164,14 @@ async function createLinkedUser(deps: AuthDeps, idp: IdpDoc, external: ExternalU
 }
 
 /** SignIn with SSO credentials against an OAuth2 provider (contract 2.3). */
-export async function signInWithSso(deps: AuthDeps, credentials: Record<string, unknown>, options: SsoOptions): Promise<UserDoc> {
-	const { idpName, code, redirectUri = "", codeVerifier = "" } = credentials;
+export async function signInWithSso(deps: AuthDeps, credentials: JsonMessage, options: SsoOptions): Promise<UserDoc> {
+	const idpName = fieldOf(credentials, "idpName");
+	const code = fieldOf(credentials, "code");
 	if (typeof idpName !== "string") throw invalidArgument("ssoCredentials.idpName is required");
 	const idpId = parseName("identity-provider", idpName, "ssoCredentials.idpName");
 	if (typeof code !== "string" || code === "") throw invalidArgument("ssoCredentials.code is required");
-	if (typeof redirectUri !== "string" || typeof codeVerifier !== "string") throw invalidArgument("ssoCredentials.redirectUri and codeVerifier must be strings");
+	const redirectUri = stringOf(fieldOf(credentials, "redirectUri"), "ssoCredentials.redirectUri");
+	const codeVerifier = stringOf(fieldOf(credentials, "codeVerifier"), "ssoCredentials.codeVerifier");
 	const idp = await deps.identityProviders.findOne({ _id: idpId });
 	if (!idp) throw invalidArgument(`identity provider ${idpName} does not exist`);
 

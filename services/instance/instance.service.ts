@@ -1,6 +1,7 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { BoundedCache } from "../../shared/cache/bounded-cache.js";
+import { fieldOf, stringOf } from "../../shared/request-message.js";
 import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
@@ -131,12 +132,12 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 			...TEST_EMAIL_CALL_LIMIT,
 			async handler(ctx: Context<{ email?: unknown; recipientEmail?: unknown }, RequestMeta>) {
 				requireAdmin(ctx.meta.user, "test the e-mail settings");
-				const given = ctx.params.email === undefined || ctx.params.email === null ? undefined : parseEmailSetting(ctx.params.email);
+				const email = fieldOf(ctx.params, "email");
+				const given = email === undefined ? undefined : parseEmailSetting(email);
 				const stored = (await this.storedSetting("NOTIFICATION"))?.email as SettingValue | undefined;
 				const smtp = resolveSmtpSettings(given, stored);
-				const { recipientEmail } = ctx.params;
-				if (recipientEmail !== undefined && recipientEmail !== null && typeof recipientEmail !== "string") throw invalidArgument("recipientEmail must be a string");
-				const recipient = checkRecipient(recipientEmail?.trim() || (await this.callerEmail(ctx)));
+				const recipientEmail = stringOf(fieldOf(ctx.params, "recipientEmail"), "recipientEmail").trim();
+				const recipient = checkRecipient(recipientEmail || (await this.callerEmail(ctx)));
 				await sendTestEmail(smtp, recipient, this.settings.testEmailTimeoutMs);
 			}
 		},

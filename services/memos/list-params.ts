@@ -1,6 +1,6 @@
 import { normalizePageSize } from "../../shared/page-token.js";
-import { parseBool, parseInt32 } from "../../shared/proto-json.js";
-import { enumOf, queryParamOf, queryStringOf } from "../../shared/request-message.js";
+import { parseInt32 } from "../../shared/proto-json.js";
+import { enumOf, queryBoolOf, queryParamOf, queryStringOf } from "../../shared/request-message.js";
 import type { MemoState } from "./memo-doc.js";
 import { STATE_VALUES } from "./memo-fields.js";
 
@@ -21,13 +21,12 @@ function text(value: unknown, name: string): string {
 export function parseListMemosQuery(params: Record<string, unknown>): ListMemosQuery {
 	const pageSize = queryParamOf(params, "pageSize");
 	const state = queryParamOf(params, "state");
-	const showDeleted = queryParamOf(params, "showDeleted");
 	const parsedState = enumOf(state, STATE_VALUES, "state");
 	return {
 		pageSize: normalizePageSize(pageSize === undefined ? undefined : parseInt32(pageSize, "pageSize")),
 		pageToken: text(queryParamOf(params, "pageToken"), "pageToken"),
 		state: parsedState === "ARCHIVED" ? "ARCHIVED" : "NORMAL",
-		showDeleted: showDeleted === undefined ? false : parseBool(showDeleted, "showDeleted"),
+		showDeleted: queryBoolOf(params, "showDeleted"),
 		filter: text(queryParamOf(params, "filter"), "filter"),
 		orderBy: text(queryParamOf(params, "orderBy"), "orderBy")
 	};

@@ -4,8 +4,7 @@ import { alreadyExists, notFound } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
-import { parseBool } from "../../shared/proto-json.js";
-import { fieldOf, messageOf } from "../../shared/request-message.js";
+import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
@@ -210,7 +209,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: MemoCtx<{ memo?: unknown; force?: unknown }>): Promise<void> {
 				const caller = signedIn(ctx);
 				const id = pathId(ctx.params.memo);
-				const force = ctx.params.force === undefined || ctx.params.force === "" ? false : parseBool(ctx.params.force, "force");
+				const force = queryBoolOf(ctx.params, "force");
 				const memos = this.memoCollection();
 				const memo = await memos.findOne({ _id: id });
 				assertCanDelete(memo, id, caller, force, await this.callerSpaces(ctx));

@@ -4,7 +4,7 @@ import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.
 import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
-import { parseEnum } from "../../shared/proto-json.js";
+import { enumOf, fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { assertCanUpdate, assertReadable } from "./memo-access.js";
@@ -37,18 +37,10 @@ export async function ensureRelationIndexes(broker: ServiceBroker): Promise<void
 	await documentsOf(broker).collection<MemoDoc>(MEMOS).ensureIndex({ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } });
 }
 
-function objectField(value: unknown, field: string): Record<string, unknown> | undefined {
-	if (value === undefined || value === null) return undefined;
-	if (typeof value !== "object" || Array.isArray(value)) throw invalidArgument(`${field} must be a JSON object`);
-	return value as Record<string, unknown>;
-}
-
 function memoNameOf(value: unknown, field: string): string | undefined {
-	const ref = objectField(value, field);
-	const name = ref?.name;
-	if (name === undefined || name === null || name === "") return undefined;
-	if (typeof name !== "string") throw invalidArgument(`${field}.name must be a string`);
-	return parseName("memo", name, `${field}.name`);
+	const ref = optionalMessageOf(value, field);
+	const name = ref === undefined ? "" : stringOf(fieldOf(ref, "name"), `${field}.name`);
+	return name === "" ? undefined : parseName("memo", name, `${field}.name`);
 }
 
 /**
@@ -62,12 +54,12 @@ export function parseReferences(value: unknown, selfId: string): string[] {
 	const ids: string[] = [];
 	for (const [i, raw] of value.entries()) {
 		const field = `relations[${i}]`;
-		const relation = objectField(raw, field) ?? {};
-		const type = relation.type === undefined || relation.type === null ? "TYPE_UNSPECIFIED" : parseEnum(relation.type, RELATION_TYPES, `${field}.type`);
+		const relation = optionalMessageOf(raw, field) ?? {};
+		const type = enumOf(fieldOf(relation, "type"), RELATION_TYPES, `${field}.type`);
 		if (type === "COMMENT") throw invalidArgument(`${field}: COMMENT relations are created by CreateMemoComment only`);
-		const memo = memoNameOf(relation.memo, `${field}.memo`);
+		const memo = memoNameOf(fieldOf(relation, "memo"), `${field}.memo`);
 		if (memo !== undefined && memo !== selfId) throw invalidArgument(`${field}.memo must name the memo memos/${selfId}`);
-		const related = memoNameOf(relation.relatedMemo ?? relation.related_memo, `${field}.relatedMemo`);
+		const related = memoNameOf(fieldOf(relation, "relatedMemo"), `${field}.relatedMemo`);
 		if (related === undefined) throw invalidArgument(`${field}.relatedMemo.name is required`);
 		if (related === selfId) throw invalidArgument(`${field}: a memo cannot relate to itself`);
 		if (!ids.includes(related)) ids.push(related);

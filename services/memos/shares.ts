@@ -4,6 +4,7 @@ import { failedPrecondition, invalidArgument, notFound, permissionDenied, unauth
 import { generateShareToken } from "../../shared/ids.js";
 import { formatShareName } from "../../shared/names.js";
 import { parseTimestamp, toTimestamp } from "../../shared/proto-json.js";
+import { fieldOf, optionalMessageOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import type { MemoDoc } from "./memo-doc.js";
@@ -40,11 +41,9 @@ export function toShareJson(doc: ShareDoc): Record<string, unknown> {
 
 /** `expireTime` of a CreateMemoShare body: absent, or a time after `now` (contract 7.11). */
 export function parseExpireTime(body: unknown, now: number): number | null {
-	if (body === undefined || body === null) return null;
-	if (typeof body !== "object" || Array.isArray(body)) throw invalidArgument("memoShare must be a JSON object");
-	const fields = body as Record<string, unknown>;
-	const raw = fields.expireTime ?? fields.expire_time;
-	if (raw === undefined || raw === null) return null;
+	const share = optionalMessageOf(body, "memoShare");
+	const raw = share === undefined ? undefined : fieldOf(share, "expireTime");
+	if (raw === undefined) return null;
 	const expireTime = parseTimestamp(raw, "expireTime");
 	if (expireTime <= now) throw invalidArgument("expireTime must be in the future");
 	return expireTime;

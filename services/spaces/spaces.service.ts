@@ -5,9 +5,8 @@ import { parseUpdateMask } from "../../shared/field-mask.js";
 import { pathId, resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
-import { parseBool } from "../../shared/proto-json.js";
 import { nextSequence } from "../../shared/sequence.js";
-import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
+import { fieldOf, messageOf, queryBoolOf, queryStringOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
@@ -171,7 +170,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 		deleteSpace: {
 			async handler(ctx: Ctx<{ space?: unknown; force?: unknown }>): Promise<void> {
 				const caller = signedIn(ctx);
-				const force = ctx.params.force === undefined || ctx.params.force === "" ? false : parseBool(ctx.params.force, "force");
+				const force = queryBoolOf(ctx.params, "force");
 				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
 				if (!force) {
 					const placed = await ctx.call<number, { spaceId: string }>("memos.spaceMemoCount", { spaceId: space._id });

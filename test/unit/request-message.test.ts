@@ -4,6 +4,7 @@ import {
 	jsonName,
 	messageOf,
 	optionalMessageOf,
+	queryBoolOf,
 	queryParamOf,
 	queryStringOf,
 	snakeName,
@@ -83,6 +84,14 @@ describe("query parameters", () => {
 		expect(queryParamOf({ page_size: "5" }, "pageSize")).toBe("5");
 		expect(queryParamOf({ pageSize: "" }, "pageSize")).toBeUndefined();
 		expect(queryParamOf({}, "pageSize")).toBeUndefined();
+	});
+
+	test("a boolean parameter: absent or empty is false; true/false in any case, or 1/0", () => {
+		expect(queryBoolOf({}, "force")).toBe(false);
+		expect(queryBoolOf({ force: "" }, "force")).toBe(false);
+		expect(queryBoolOf({ force: "TRUE" }, "force")).toBe(true);
+		expect(queryBoolOf({ show_deleted: "1" }, "showDeleted")).toBe(true);
+		expectInvalidArgument(() => queryBoolOf({ showDeleted: "yes" }, "showDeleted"), "showDeleted must be true or false");
 	});
 
 	test("a parameter is a single string when present", () => {
