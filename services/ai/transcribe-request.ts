@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
+import { STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { invalidArgument } from "../../shared/errors.js";
 import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { collectBytes } from "../../shared/runtime/stream-bytes.js";
-import { STREAM_LENGTH_PARAM } from "../gateway/bytes-field.js";
 import { AUDIO_TYPES, defaultFilename, resolveAudioType } from "./audio-type.js";
 
 /** Contract 12 and 14: the audio a transcription takes. */

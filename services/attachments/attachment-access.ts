@@ -1,6 +1,6 @@
 import type { Caller } from "../../shared/caller.js";
 import { notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
-import type { MemoAccessInfo } from "../memos/memo-access-info.js";
+import type { MemoAccessInfo } from "../memos/memos.contract.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 
 export const attachmentNotFound = (id: string) => notFound(`attachment "attachments/${id}" not found`);

@@ -3,6 +3,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
 import { parseOrderBy, type OrderField } from "../../shared/cel/order-by.js";
 import { BlobNotFoundError, type ByteRange } from "../../shared/blob/blob-store.js";
+import { call } from "../../shared/contract.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
@@ -14,16 +15,17 @@ import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../share
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
-import type { MemoAccessInfo } from "../memos/memo-access-info.js";
+import { memosActions, type MemoAccessInfo } from "../memos/memos.contract.js";
+import { spacesActions } from "../spaces/spaces.contract.js";
+import type { FileAccess, LinkTarget } from "./attachments.contract.js";
 import { assertCanRead, assertCanWrite, attachmentNotFound } from "./attachment-access.js";
 import { emptyBody, newBlobKey, sniffType, storeBytes, type StoredBytes } from "./attachment-bytes.js";
 import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
 import { DEFAULT_TYPE, parseFilename, typeFromFilename, uploadLimitBytes } from "./attachment-fields.js";
 import { toAttachmentJson } from "./attachment-json.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
-import { checkLinks, parseMemoAttachmentNames, replaceLinks, type LinkTarget } from "./memo-links.js";
+import { checkLinks, parseMemoAttachmentNames, replaceLinks } from "./memo-links.js";
 import { listScope } from "./space-widening.js";
-import type { FileAccess } from "../gateway/file-route.js";
 import { compileAttachmentFilter, parseAttachmentFilter } from "./filter/attachment-filter.js";
 import { LONG_TRANSFER, UploadMixin, type UploadMethods, type UploadVars } from "./upload/upload.mixin.js";
 
@@ -198,7 +200,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				if (caller.id !== memo.creatorId && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
 				await checkLinks(this.attachmentCollection(), memo, ids);
 				await replaceLinks(this.attachmentCollection(), memo, ids);
-				await ctx.call("memos.touch", { memoId, time: ctx.meta.requestTime ?? Date.now() });
+				await call(ctx, memosActions.touch, { memoId, time: ctx.meta.requestTime ?? Date.now() });
 			}
 		},
 
@@ -322,7 +324,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				if (doc === null || doc.blobKey === null || doc.memoDeleted) throw attachmentNotFound(id);
 				// A share token grants its memo's attachments to whoever holds it, and anything else it names is NOT_FOUND (contract 8.5).
 				if (ctx.params.shareToken !== undefined) {
-					const shared = doc.memoId === null ? null : await ctx.call<{ memoId: string } | null, { token: unknown }>("memos.resolveShare", { token: ctx.params.shareToken });
+					const shared = doc.memoId === null ? null : await call(ctx, memosActions.resolveShare, { token: ctx.params.shareToken });
 					if (shared === null || shared.memoId !== doc.memoId) throw notFound("share link not found");
 					return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: false };
 				}
@@ -365,12 +367,12 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		async memoInfo(ctx: Context, memoIds: Iterable<string>): Promise<Map<string, MemoAccessInfo>> {
 			const ids = [...new Set(memoIds)];
 			if (ids.length === 0) return new Map();
-			const infos = await ctx.call<MemoAccessInfo[], { memoIds: string[] }>("memos.accessInfo", { memoIds: ids });
+			const infos = await call(ctx, memosActions.accessInfo, { memoIds: ids });
 			return new Map(infos.map(info => [info.id, info]));
 		},
 
 		async isSpaceMember(ctx: Context, spaceId: string, caller: Caller): Promise<boolean> {
-			const found = await ctx.call<{ roles: Record<string, string> }, { spaceId: string; userIds: string[] }>("spaces.spaceMembers", { spaceId, userIds: [caller.id] });
+			const found = await call(ctx, spacesActions.spaceMembers, { spaceId, userIds: [caller.id] });
 			return Object.hasOwn(found.roles, caller.id);
 		},
 

@@ -1,6 +1,6 @@
+import { STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { invalidArgument } from "../../shared/errors.js";
 import { resolveId } from "../../shared/ids.js";
-import { STREAM_LENGTH_PARAM } from "../gateway/bytes-field.js";
 import { fieldOf, messageOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { parseExternalLink, parseFilename, parseMemoRef, parseType } from "./attachment-fields.js";
 

@@ -4,6 +4,7 @@ import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-messa
 import type { Collection } from "../../shared/store/document-store.js";
 import { attachmentNotFound } from "./attachment-access.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
+import type { LinkTarget } from "./attachments.contract.js";
 
 /**
  * SetMemoAttachments' body (contract 7.9): only each `name` is read; the list order is the
@@ -20,15 +21,6 @@ export function parseMemoAttachmentNames(raw: unknown): string[] {
 		if (!ids.includes(id)) ids.push(id);
 	}
 	return ids;
-}
-
-/** The memo a set of attachments is linked to, as the memos service describes it. */
-export interface LinkTarget {
-	id: string;
-	creatorId: string;
-	spaceId: string | null;
-	/** Members of its space can read it (space-widening.ts). */
-	spaceReadable: boolean;
 }
 
 /**

@@ -1,14 +1,12 @@
 import { SignJWT, jwtVerify } from "jose";
 import type { Caller } from "../../shared/caller.js";
+import { ACCESS_TOKEN_MAX_LENGTH } from "./auth.contract.js";
 
 /** Contract 2.1. */
 export const ACCESS_TOKEN_TTL_MS = 15 * 60 * 1000;
 const ISSUER = "memos";
 const AUDIENCE = "user.access-token";
 const TYPE = "access";
-
-/** Longer strings are no token of ours; refused before any parsing. */
-export const ACCESS_TOKEN_MAX_LENGTH = 2048;
 
 export interface IssuedToken {
 	token: string;

@@ -3,12 +3,15 @@ import type { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { unauthenticated, unavailable } from "../../shared/errors.js";
+import { broadcast, call } from "../../shared/contract.js";
 import { toTimestamp } from "../../shared/proto-json.js";
+import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { issueAccessToken, verifyAccessToken } from "./access-token.js";
 import { activeCaller, activeUsersCache } from "./active-users.js";
+import { authEvents, type AvatarImage, type SetupState, type UserRef } from "./auth.contract.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
 import { createUser, type CreateUserParams } from "./create-user.js";
 import { USER_DATA_CLEANUP_ACTIONS, deleteUser } from "./delete-user.js";
@@ -24,34 +27,16 @@ import {
 	type UpdateIdpParams
 } from "./identity-providers.js";
 import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
-import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "./refresh-cookie.js";
 import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, userOfLiveToken, type RefreshTokenDoc } from "./refresh-tokens.js";
 import { signIn, type SignInParams } from "./sign-in.js";
 import { SSO_TIMEOUT_MS } from "./sso.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
-import { avatarImage, type AvatarImage } from "./user-avatar.js";
+import { avatarImage } from "./user-avatar.js";
 import { USERS, type UserDoc } from "./user-doc.js";
 import { toUserJson } from "./user-json.js";
 import { listUsers, type ListUsersParams } from "./list-users.js";
 import { updateUser, type UpdateUserParams } from "./update-user.js";
 import { mayReadEmail } from "./user-access.js";
-
-/** What other services need of a user. */
-export interface UserRef {
-	id: string;
-	username: string;
-	role: "ADMIN" | "USER";
-	state: "NORMAL" | "ARCHIVED";
-}
-
-export interface SetupState {
-	userCount: number;
-	/** The earliest-created ADMIN as a User message, or null. */
-	admin: Record<string, unknown> | null;
-}
-
-/** Broadcast when a user's name, role or state changes or the user is deleted: verifiers drop their cached view. */
-export const USER_CHANGED_EVENT = "auth.user.changed";
 
 interface AuthMethods extends InstanceSettingsMethods {
 	users(): Collection<UserDoc>;
@@ -271,7 +256,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 	},
 
 	events: invalidateOn<Service & AuthMethods & AuthVars, string, { id: string }>(
-		USER_CHANGED_EVENT,
+		authEvents.userChanged.name,
 		service => service.activeUsers,
 		params => (params.id ? [params.id] : undefined)
 	),
@@ -307,16 +292,16 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		async deleteUserData(ctx: Context, userId: string): Promise<void> {
 			const running = new Set(this.broker.registry.getServiceList({ onlyAvailable: true }).map(service => service.name));
 			for (const action of USER_DATA_CLEANUP_ACTIONS) {
-				const service = action.slice(0, action.indexOf("."));
+				const service = action.service;
 				// A service that is down would leave the user's data behind: refuse, the admin retries.
 				if (!running.has(service)) throw unavailable(`the ${service} service is unavailable; retry the deletion`);
-				if (this.broker.registry.getActionEndpoints(action)) await ctx.call(action, { userId });
+				if (this.broker.registry.getActionEndpoints(action.name)) await call(ctx, action, { userId });
 			}
 		},
 
 		userChanged(id: string): void {
 			this.activeUsers.delete(id);
-			this.broker.broadcast(USER_CHANGED_EVENT, { id });
+			broadcast(this.broker, authEvents.userChanged, { id });
 		}
 	},
 

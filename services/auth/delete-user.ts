@@ -1,4 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
+import { attachmentsActions } from "../attachments/attachments.contract.js";
+import { memosActions } from "../memos/memos.contract.js";
+import { spacesActions } from "../spaces/spaces.contract.js";
 import type { AuthDeps } from "./auth-deps.js";
 import { revokeUserFamilies } from "./refresh-tokens.js";
 import { findByUsername, keepOneActiveAdmin, requireAdmin } from "./user-access.js";
@@ -9,7 +12,7 @@ import type { UserDoc } from "./user-doc.js";
  * memberships, reactions, share links, attachments, memos), one call per service. Each takes
  * `{ userId }` and is idempotent, so a failed DeleteUser can simply be retried.
  */
-export const USER_DATA_CLEANUP_ACTIONS = ["spaces.deleteUserData", "memos.deleteUserData", "attachments.deleteUserData"] as const;
+export const USER_DATA_CLEANUP_ACTIONS = [spacesActions.deleteUserData, memosActions.deleteUserData, attachmentsActions.deleteUserData] as const;
 
 /** DeleteUser (contract 2.4): admins only; never the last active admin. */
 export async function deleteUser(

@@ -1,15 +1,9 @@
 import { notFound } from "../../shared/errors.js";
 import type { Collection } from "../../shared/store/document-store.js";
+import type { AvatarImage } from "./auth.contract.js";
 import { findByUsername } from "./user-access.js";
 import type { UserDoc } from "./user-doc.js";
 import { DATA_IMAGE } from "./user-input.js";
-
-/** An avatar image stored in the user record. */
-export interface AvatarImage {
-	/** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
-	type: string;
-	bytes: Buffer;
-}
 
 /**
  * The image behind `/file/users/{username}/avatar` (contract 4.8): the user's avatar when it

@@ -1,9 +1,11 @@
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
+import { instanceActions } from "../instance/instance.contract.js";
 
 /** Whether the ACCESS setting opens the instance's public content to anonymous callers (contract 2.2). */
 export async function instanceIsPublic(ctx: Context): Promise<boolean> {
-	return (await ctx.call<string>("instance.accessMode")) === "INSTANCE_ACCESS_MODE_PUBLIC";
+	return (await call(ctx, instanceActions.accessMode)) === "INSTANCE_ACCESS_MODE_PUBLIC";
 }
 
 /**

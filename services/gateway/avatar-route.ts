@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context, ServiceBroker } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
 import { unauthenticated } from "../../shared/errors.js";
+import { authActions } from "../auth/auth.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { notModified } from "./file-headers.js";
 import { fileCaller } from "./file-route.js";
@@ -20,18 +22,12 @@ interface GatewayLike {
 
 type AvatarRequest = IncomingMessage & { $ctx: Context<unknown, RequestMeta>; $params?: Record<string, unknown> };
 
-/** What `auth.userAvatar` answers; the bytes may arrive as a plain Uint8Array from another node. */
-interface AvatarImage {
-	type: string;
-	bytes: Uint8Array;
-}
-
 async function serveAvatar(req: AvatarRequest, res: ServerResponse): Promise<void> {
 	const ctx = req.$ctx;
 	ctx.meta.requestTime = Date.now();
 	ctx.meta.user = await fileCaller(ctx, req.headers);
 	if (await anonymousOnPrivateInstance(ctx)) throw unauthenticated();
-	const image = await ctx.call<AvatarImage, { username: string }>("auth.userAvatar", { username: String(req.$params?.username ?? "") });
+	const image = await call(ctx, authActions.userAvatar, { username: String(req.$params?.username ?? "") });
 	const bytes = Buffer.from(image.bytes);
 	const etag = `"${createHash("sha256").update(bytes).digest("hex")}"`;
 	// Avatars change in place: caches keep them only while the ETag still matches.

@@ -1,7 +1,8 @@
 import type { Context } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
 import { unauthenticated } from "../../shared/errors.js";
-import { ACCESS_TOKEN_MAX_LENGTH } from "../auth/access-token.js";
+import { ACCESS_TOKEN_MAX_LENGTH, authActions } from "../auth/auth.contract.js";
 
 /** `Bearer <token>`, the scheme in any case (contract 2.1); one token, nothing after it. */
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -13,5 +14,5 @@ const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 export async function callerOfAuthorization(ctx: Context<unknown, RequestMeta>, header: string): Promise<Caller> {
 	const token = BEARER.exec(header)?.[1];
 	if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
-	return ctx.call<Caller, { token: string }>("auth.verifyAccessToken", { token });
+	return call(ctx, authActions.verifyAccessToken, { token });
 }

@@ -1,8 +1,6 @@
+import { STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { invalidArgument } from "../../shared/errors.js";
 import { parseBytes } from "../../shared/proto-json.js";
-
-/** The param that tells the action how many bytes its call stream carries. */
-export const STREAM_LENGTH_PARAM = "$streamLength";
 
 /**
  * Takes a base64 `bytes` field (a dotted path such as `audio.content`) out of the params and

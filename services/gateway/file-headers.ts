@@ -1,16 +1,9 @@
+import type { FileInfo } from "../attachments/attachments.contract.js";
+
 /**
  * The HTTP side of the file route (contract 8.5): which headers an attachment is served with,
  * and how `Range`, `If-Range` and `If-None-Match` are read. Pure functions, no I/O.
  */
-
-export interface FileInfo {
-	size: number;
-	sha256: string;
-	type: string;
-	filename: string;
-	/** Epoch milliseconds. */
-	createTime: number;
-}
 
 /** Types a browser would run or render as a document: never served as themselves. */
 const ACTIVE_TYPES: ReadonlySet<string> = new Set([

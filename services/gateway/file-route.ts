@@ -1,24 +1,20 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import type { Readable } from "node:stream";
 import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
 import { unauthenticated } from "../../shared/errors.js";
-import { readRefreshCookie } from "../auth/refresh-cookie.js";
+import { readRefreshCookie } from "../../shared/refresh-cookie.js";
+import { attachmentsActions } from "../attachments/attachments.contract.js";
+import { authActions } from "../auth/auth.contract.js";
 import { anonymousOnPrivateInstance, instanceIsPublic } from "./anonymous-access.js";
 import { callerOfAuthorization } from "./bearer.js";
-import { fileHeaders, notModified, readRange, type FileInfo } from "./file-headers.js";
+import { fileHeaders, notModified, readRange } from "./file-headers.js";
 
 /**
  * `GET`/`HEAD /file/attachments/{attachment}[/{filename}]` (contract 8.5): the caller from a
  * Bearer token, else the refresh cookie (so `<img src>` works in browsers), else anonymous;
  * access and metadata from the attachments service, then the bytes streamed from it.
  */
-
-/** What the attachments service tells the route (`attachments.fileInfo`). */
-export interface FileAccess extends FileInfo {
-	/** The attachment's memo is readable by anyone (PUBLIC and NORMAL). */
-	publicRead: boolean;
-}
 
 interface GatewayLike {
 	broker: ServiceBroker;
@@ -32,7 +28,7 @@ export async function fileCaller(ctx: Context<unknown, RequestMeta>, headers: In
 	if (header !== undefined) return callerOfAuthorization(ctx, header);
 	const cookie = readRefreshCookie(headers.cookie);
 	if (cookie === undefined || cookie === "") return null;
-	return ctx.call<Caller | null, { cookie: string }>("auth.callerOfRefreshCookie", { cookie });
+	return call(ctx, authActions.callerOfRefreshCookie, { cookie });
 }
 
 async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
@@ -44,7 +40,7 @@ async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
 	ctx.meta.user = await fileCaller(ctx, req.headers);
 	// Anonymous callers on a private instance learn nothing (contract 2.2), unless a share link vouches for them.
 	if (shareToken === undefined && (await anonymousOnPrivateInstance(ctx))) throw unauthenticated();
-	const info = await ctx.call<FileAccess, { attachment: string; shareToken?: string }>("attachments.fileInfo", {
+	const info = await call(ctx, attachmentsActions.fileInfo, {
 		attachment,
 		...(shareToken === undefined ? {} : { shareToken })
 	});
@@ -71,7 +67,7 @@ async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
 		res.end();
 		return;
 	}
-	const body = await ctx.call<Readable, { attachment: string; range?: { start: number; end: number } }>("attachments.fileStream", {
+	const body = await call(ctx, attachmentsActions.fileStream, {
 		attachment,
 		...(partial ? { range: partial } : {})
 	});

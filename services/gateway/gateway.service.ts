@@ -5,11 +5,13 @@ import { Readable } from "node:stream";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
 import { ServiceError, unauthenticated } from "../../shared/errors.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
-import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../auth/refresh-cookie.js";
+import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
+import { instanceActions } from "../instance/instance.contract.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
@@ -68,7 +70,7 @@ type GatewayThis = Service<GatewaySettings> & GatewayMethods & GatewayVars;
 
 function aliasesOf(table: readonly RouteSpec[]): Record<string, unknown> {
 	const aliases: Record<string, unknown> = {};
-	for (const spec of table) aliases[`${spec.method} ${toAliasPath(spec.path.replace(/^\/api\/v1/, ""))}`] = { action: spec.action, spec };
+	for (const spec of table) aliases[`${spec.method} ${toAliasPath(spec.path.replace(/^\/api\/v1/, ""))}`] = { action: spec.action.name, spec };
 	return aliases;
 }
 

@@ -1,3 +1,5 @@
+import type { AnyActionRef } from "../../shared/contract.js";
+
 /**
  * One row of the gateway's route table: the HTTP side of an operation and the action that
  * serves it. The aliases of moleculer-web and the OpenAPI document are both made from
@@ -20,7 +22,8 @@ export interface RouteSpec {
 	method: HttpMethod;
 	/** Contract form: `/api/v1/memos/{memo}`; a custom method keeps its colon (`/api/v1/attachments:batchDelete`). */
 	path: string;
-	action: string;
+	/** The action serving it, from its service's contract. */
+	action: AnyActionRef;
 	access: Access;
 	/**
 	 * Where the JSON body goes in the action's params (gRPC transcoding): `*` merges its

@@ -5,16 +5,18 @@ import { fieldOf, stringOf } from "../../shared/request-message.js";
 import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
-import { SETTING_UPDATED_EVENT } from "../../shared/settings/instance-settings.mixin.js";
-import type { SetupState } from "../auth/auth.service.js";
+import { broadcast, call } from "../../shared/contract.js";
+import { settingUpdated } from "../../shared/settings/instance-settings.contract.js";
+import { authActions } from "../auth/auth.contract.js";
 import { INSTANCE_SETTING_KEYS, parseSettingKey, parseSettingName, type InstanceSettingKey } from "../../shared/names.js";
-import { toProfileJson, type AccessMode } from "./profile.js";
+import type { AccessMode } from "./instance.contract.js";
+import { toProfileJson } from "./profile.js";
 import { requireAdmin, settingReadView } from "./setting-access.js";
 import { effectiveSetting, parseEmailSetting, parseSettingBody, toSettingJson, type SettingValue } from "./setting-json.js";
 import { mergeSetting, parseSettingMask } from "./setting-mask.js";
 import { keepStoredSecrets } from "./setting-secrets.js";
 import { validateSetting } from "./setting-validation.js";
-import { ownerCounters, STATS_OWNERS, toStatsJson, type OwnerCounters } from "./stats.js";
+import { ownerCounters, STATS_ACTIONS, STATS_OWNERS, toStatsJson, type OwnerCounters } from "./stats.js";
 import { checkRecipient, resolveSmtpSettings, sendTestEmail, TEST_EMAIL_TIMEOUT_MS } from "./test-email.js";
 
 /**
@@ -66,7 +68,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 		/** GET /api/v1/instance/profile (contract 4.10). */
 		getProfile: {
 			async handler(ctx: Context<unknown, RequestMeta>) {
-				const [setup, accessMode] = await Promise.all([ctx.call<SetupState>("auth.setupState"), this.readAccessMode()]);
+				const [setup, accessMode] = await Promise.all([call(ctx, authActions.setupState), this.readAccessMode()]);
 				const { instanceUrl, commit } = resourcesOf(this.broker).config;
 				return toProfileJson(setup, accessMode, { instanceUrl, commit });
 			}
@@ -122,7 +124,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 					throw failedPrecondition("password sign-in cannot be disabled while no identity provider exists");
 				}
 				await this.settingsCollection().update({ _id: key }, { $set: { json: JSON.stringify(next) } }, { upsert: true });
-				await this.broker.broadcast(SETTING_UPDATED_EVENT, { key });
+				await broadcast(this.broker, settingUpdated, { key });
 				return toSettingJson(key, next, "admin");
 			}
 		},
@@ -176,12 +178,12 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 		},
 
 		async identityProviderCount(ctx: Context<unknown, RequestMeta>): Promise<number> {
-			const answer = await ctx.call<{ identityProviders?: unknown[] }>("auth.listIdentityProviders");
+			const answer = await call(ctx, authActions.listIdentityProviders);
 			return Array.isArray(answer?.identityProviders) ? answer.identityProviders.length : 0;
 		},
 
 		async callerEmail(ctx: Context<unknown, RequestMeta>): Promise<string> {
-			const answer = await ctx.call<{ user?: { email?: unknown } }>("auth.getCurrentUser");
+			const answer = await call(ctx, authActions.getCurrentUser);
 			return typeof answer?.user?.email === "string" ? answer.user.email : "";
 		},
 
@@ -190,7 +192,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 			const parts = await Promise.all(
 				owners.map(async owner => {
 					try {
-						return ownerCounters(owner, await ctx.call(`${owner}.stats`));
+						return ownerCounters(owner, await call(ctx, STATS_ACTIONS[owner]));
 					} catch (err) {
 						// An owner that is down or has no counters yet reads as 0 / -1 rather than failing the page.
 						this.logger.warn(`instance stats: no counters from ${owner}`, (err as Error).name);

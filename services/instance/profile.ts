@@ -1,7 +1,6 @@
 import { VERSION } from "../../shared/version.js";
-import type { SetupState } from "../auth/auth.service.js";
-
-export type AccessMode = "INSTANCE_ACCESS_MODE_PRIVATE" | "INSTANCE_ACCESS_MODE_PUBLIC";
+import type { SetupState } from "../auth/auth.contract.js";
+import type { AccessMode } from "./instance.contract.js";
 
 /** The InstanceProfile message of contract 4.10; `admin` is omitted when there is none. */
 export function toProfileJson(setup: SetupState, accessMode: AccessMode, env: { instanceUrl: string; commit: string }): Record<string, unknown> {

@@ -1,4 +1,9 @@
+import type { ActionRef } from "../../shared/contract.js";
 import { toInt64, toTimestamp } from "../../shared/proto-json.js";
+import { attachmentsActions } from "../attachments/attachments.contract.js";
+import { authActions } from "../auth/auth.contract.js";
+import { memosActions } from "../memos/memos.contract.js";
+import { spacesActions } from "../spaces/spaces.contract.js";
 
 /**
  * InstanceStats (contract 4.11) from the counters of the services that own the data. Each
@@ -22,6 +27,14 @@ export const STATS_OWNERS = {
 	attachments: ["attachmentCount", "attachmentBytes", "localStorageBytes"],
 	spaces: ["spaceCount"]
 } as const satisfies Record<string, readonly (keyof OwnerCounters)[]>;
+
+/** The `stats` action of each owner. */
+export const STATS_ACTIONS: Record<keyof typeof STATS_OWNERS, ActionRef<undefined, OwnerCounters>> = {
+	auth: authActions.stats,
+	memos: memosActions.stats,
+	attachments: attachmentsActions.stats,
+	spaces: spacesActions.stats
+};
 
 /** Byte figures that cannot be measured read as -1, counts of an absent service as 0. */
 const BYTE_FIELDS: ReadonlySet<keyof OwnerCounters> = new Set(["attachmentBytes", "localStorageBytes"]);

@@ -1,5 +1,7 @@
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
+import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { purgeMemoExtras } from "./memo-extras.js";
 import type { MemosActions } from "./memos.service.js";
 import { reactionCollection } from "./reactions.js";
@@ -24,7 +26,7 @@ export const deleteUserDataAction: MemosActions = {
 			await detachMemos(this.broker, ids);
 			await memos.remove({ _id: { $in: ids } }, { multi: true });
 			await purgeMemoExtras(this.broker, ids);
-			await ctx.call("attachments.deleteForMemos", { memoIds: ids });
+			await call(ctx, attachmentsActions.deleteForMemos, { memoIds: ids });
 		}
 	}
 };

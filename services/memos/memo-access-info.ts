@@ -3,21 +3,9 @@ import type { RequestMeta } from "../../shared/caller.js";
 import { ServiceError } from "../../shared/errors.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import { assertReadable, canRead } from "./memo-access.js";
+import type { MemoAccessInfo } from "./memos.contract.js";
 import type { MemoDoc } from "./memo-doc.js";
 import { NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
-
-/** What another service needs to apply a memo's rules to things it owns (attachments, contract 3.3 and 8.1). */
-export interface MemoAccessInfo {
-	id: string;
-	creatorId: string;
-	spaceId: string | null;
-	/** The answer of the read rule (1.10) for the caller: OK, NOT_FOUND, UNAUTHENTICATED or PERMISSION_DENIED. */
-	read: "OK" | "NOT_FOUND" | "UNAUTHENTICATED" | "PERMISSION_DENIED";
-	/** An anonymous caller could read it (on a public instance). */
-	publicRead: boolean;
-	/** Members of its space other than the creator can read it (memo-spaces.ts). */
-	spaceReadable: boolean;
-}
 
 /**
  * The memos of `memoIds` that exist and are not deleted (missing ones are left out), with the

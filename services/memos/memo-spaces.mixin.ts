@@ -4,7 +4,9 @@ import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Collection } from "../../shared/store/document-store.js";
-import type { Membership, SpaceMemberEvent } from "../spaces/space-events.js";
+import { call } from "../../shared/contract.js";
+import { attachmentsActions } from "../attachments/attachments.contract.js";
+import { spacesActions, spacesEvents, type SpaceMemberEvent } from "../spaces/spaces.contract.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { assertCanMove, NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
 
@@ -57,13 +59,13 @@ export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSp
 				if (typeof spaceId !== "string" || spaceId === "") return;
 				await memos(this).update({ spaceId, visibility: "SPACE" }, { $set: { spaceId: null, visibility: "PRIVATE" } }, { multi: true });
 				await memos(this).update({ spaceId }, { $set: { spaceId: null } }, { multi: true });
-				await ctx.call("attachments.leaveSpace", { spaceId });
+				await call(ctx, attachmentsActions.leaveSpace, { spaceId });
 			}
 		}
 	},
 
 	events: invalidateOn<MixinThis, string, SpaceMemberEvent>(
-		"space.member.*",
+		spacesEvents.memberChanged.name,
 		service => service.membershipCache,
 		params => (Array.isArray(params.userIds) ? params.userIds : undefined)
 	),
@@ -73,7 +75,7 @@ export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSp
 			const caller = ctx.meta.user;
 			if (!caller) return Promise.resolve(NO_SPACES);
 			return this.membershipCache.getOrLoad(caller.id, async () => {
-				const memberships = await ctx.call<Membership[], { userId: string }>("spaces.membershipsOf", { userId: caller.id });
+				const memberships = await call(ctx, spacesActions.membershipsOf, { userId: caller.id });
 				return new Map(memberships.map(m => [m.spaceId, m.role]));
 			});
 		},
@@ -84,17 +86,14 @@ export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSp
 			const spaces = await this.callerSpaces(ctx);
 			const creatorIsCaller = memo.creatorId === caller.id;
 			if (creatorIsCaller && spaces.has(spaceId)) return;
-			const destination = await ctx.call<{ exists: boolean; roles: Record<string, string> }, { spaceId: string; userIds: string[] }>(
-				"spaces.spaceMembers",
-				{ spaceId, userIds: [memo.creatorId] }
-			);
+			const destination = await call(ctx, spacesActions.spaceMembers, { spaceId, userIds: [memo.creatorId] });
 			assertCanMove(caller, spaces, spaceId, { exists: destination.exists, creatorIsMember: Object.hasOwn(destination.roles, memo.creatorId) });
 		},
 
 		async attachmentsFollow(this: MixinThis, ctx: Context, before: MemoDoc, after: MemoDoc): Promise<void> {
 			const readable = readableInSpace(after);
 			if (before.spaceId === after.spaceId && readableInSpace(before) === readable) return;
-			await ctx.call("attachments.followMemo", { memoId: after._id, spaceId: after.spaceId, spaceReadable: readable });
+			await call(ctx, attachmentsActions.followMemo, { memoId: after._id, spaceId: after.spaceId, spaceReadable: readable });
 		}
 	},
 

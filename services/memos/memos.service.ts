@@ -4,12 +4,14 @@ import { alreadyExists, notFound } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
+import { call } from "../../shared/contract.js";
 import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
-import type { UserRef } from "../auth/auth.service.js";
+import { attachmentsActions, type LinkTarget } from "../attachments/attachments.contract.js";
+import { authActions } from "../auth/auth.contract.js";
 import { deriveContent } from "./content/derive-content.js";
 import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
 import { parseMemoOrderBy } from "./filter/order-by.js";
@@ -18,7 +20,6 @@ import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
 import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
-import type { LinkTarget } from "../attachments/memo-links.js";
 import { MemoSpacesMixin, type MemoSpacesMethods } from "./memo-spaces.mixin.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
@@ -142,7 +143,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 				const creatorIds = new Map<string, string>();
 				if (filter.usernames.length > 0) {
-					const users = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: filter.usernames });
+					const users = await call(ctx, authActions.lookupUsers, { usernames: filter.usernames });
 					for (const user of users) creatorIds.set(user.username, user.id);
 				}
 				const now = ctx.meta.requestTime ?? Date.now();
@@ -192,12 +193,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				assertCanUpdate(memo, id, caller);
 				if (relatedIds !== undefined) await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
 				await this.checkSpaceMove(ctx, memo, changes.spaceId);
-				if (changes.attachments !== undefined) await ctx.call("attachments.linkForMemo", { memo: linkTarget(memo), attachments: changes.attachments, apply: false });
+				if (changes.attachments !== undefined) await call(ctx, attachmentsActions.linkForMemo, { memo: linkTarget(memo), attachments: changes.attachments, apply: false });
 				const updated = await this.memoCollection().findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
 				// Deleted between the read and the write.
 				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
 				await this.attachmentsFollow(ctx, memo, updated);
-				if (changes.attachments !== undefined) await ctx.call("attachments.linkForMemo", { memo: linkTarget(updated), attachments: changes.attachments, apply: true });
+				if (changes.attachments !== undefined) await call(ctx, attachmentsActions.linkForMemo, { memo: linkTarget(updated), attachments: changes.attachments, apply: true });
 				if (relatedIds !== undefined) await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
 				const [json] = await this.memoResponses(ctx, [updated]);
 				return json;
@@ -217,13 +218,13 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				if (force) {
 					await memos.remove({ _id: id });
 					await purgeMemoExtras(this.broker, [id]);
-					await ctx.call("attachments.deleteForMemos", { memoIds: [id] });
+					await call(ctx, attachmentsActions.deleteForMemos, { memoIds: [id] });
 					return;
 				}
 				const now = ctx.meta.requestTime ?? Date.now();
 				const changed = await memos.update({ _id: id, deleteTime: null }, { $set: { deleteTime: now } });
 				if (changed === 0) throw notFound(`memo "memos/${id}" not found`);
-				await ctx.call("attachments.setMemosDeleted", { memoIds: [id], deleted: true });
+				await call(ctx, attachmentsActions.setMemosDeleted, { memoIds: [id], deleted: true });
 			}
 		}
 	},
@@ -266,7 +267,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				deleteTime: null
 			};
 			const links = input.attachments === undefined ? undefined : { memo: linkTarget(memo), attachments: input.attachments };
-			if (links !== undefined) await ctx.call("attachments.linkForMemo", { ...links, apply: false });
+			if (links !== undefined) await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: false });
 			try {
 				await this.memoCollection().insert(memo);
 			} catch (err) {
@@ -274,7 +275,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
 				throw err;
 			}
-			if (links !== undefined) await ctx.call("attachments.linkForMemo", { ...links, apply: true });
+			if (links !== undefined) await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: true });
 			await replaceReferences(relationCollection(this.broker), memo._id, relatedIds, now);
 			const [json] = await this.memoResponses(ctx, [memo]);
 			return json;
@@ -293,14 +294,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			const ids = [...new Set(creatorIds)];
 			const names = new Map<string, string>();
 			if (ids.length === 0) return names;
-			const users = await ctx.call<UserRef[], { ids: string[] }>("auth.lookupUsers", { ids });
+			const users = await call(ctx, authActions.lookupUsers, { ids });
 			for (const user of users) names.set(user.id, formatName("user", user.username));
 			return names;
 		},
 
 		async attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>> {
 			if (memoIds.length === 0) return {};
-			return ctx.call<Record<string, Record<string, unknown>[]>, { memoIds: string[] }>("attachments.forMemos", { memoIds });
+			return call(ctx, attachmentsActions.forMemos, { memoIds });
 		},
 
 		/** Erases memos soft-deleted more than the retention period before `now`, with their attachments. */
@@ -310,7 +311,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			if (ids.length === 0) return 0;
 			const purged = await this.memoCollection().remove({ _id: { $in: ids } }, { multi: true });
 			await purgeMemoExtras(this.broker, ids);
-			await this.broker.call("attachments.deleteForMemos", { memoIds: ids });
+			await call(this.broker, attachmentsActions.deleteForMemos, { memoIds: ids });
 			return purged;
 		}
 	},

@@ -1,7 +1,7 @@
 import { failedPrecondition, invalidArgument, notFound } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
 import { enumOf, stringOf } from "../../shared/request-message.js";
-import type { UserRef } from "../auth/auth.service.js";
+import type { UserRef } from "../auth/auth.contract.js";
 import { ROLE_VALUES, type SpaceRole } from "./space-doc.js";
 
 /** Request fields of the SpaceService (contract 4.7, 9), validated. */

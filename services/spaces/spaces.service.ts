@@ -1,5 +1,6 @@
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
+import { broadcast, call, type EventRef } from "../../shared/contract.js";
 import { alreadyExists, failedPrecondition, notFound, permissionDenied } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { pathId, resolveId } from "../../shared/ids.js";
@@ -10,17 +11,12 @@ import { fieldOf, messageOf, queryBoolOf, queryStringOf } from "../../shared/req
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
-import type { UserRef } from "../auth/auth.service.js";
+import { authActions, type UserRef } from "../auth/auth.contract.js";
+import { memosActions } from "../memos/memos.contract.js";
 import { changeRole, removeMember, type GuardCollections } from "./admin-guard.js";
 import { assertSpaceAccess, spaceNotFound } from "./space-access.js";
 import { memberId, SPACE_MEMBERS, SPACE_SEQUENCES, SPACES, type MemberDoc, type SpaceDoc, type SpaceRole } from "./space-doc.js";
-import {
-	SPACE_MEMBER_ADDED,
-	SPACE_MEMBER_REMOVED,
-	SPACE_MEMBER_UPDATED,
-	type Membership,
-	type SpaceMemberEvent
-} from "./space-events.js";
+import { spacesEvents, type Membership, type SpaceMemberEvent } from "./spaces.contract.js";
 import {
 	joinableUser,
 	readDescription,
@@ -52,7 +48,7 @@ interface SpacesMethods {
 	memberByUsername(ctx: Context, spaceId: string, username: unknown): Promise<{ member: MemberDoc; user: UserRef }>;
 	/** Removes the memberships, then the space; its memos are detached first (force semantics). */
 	eraseSpace(ctx: Context, spaceId: string): Promise<void>;
-	announce(event: string, payload: SpaceMemberEvent): Promise<void>;
+	announce(event: EventRef<SpaceMemberEvent>, payload: SpaceMemberEvent): Promise<void>;
 }
 
 type Ctx<P> = Context<P, RequestMeta>;
@@ -131,7 +127,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 					await this.spaceCollection().remove({ _id: id });
 					throw err;
 				}
-				await this.announce(SPACE_MEMBER_ADDED, { spaceId: id, userIds: [caller.id] });
+				await this.announce(spacesEvents.memberAdded, { spaceId: id, userIds: [caller.id] });
 				return toSpaceJson(space, formatName("user", caller.username), membership);
 			}
 		},
@@ -173,7 +169,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const force = queryBoolOf(ctx.params, "force");
 				const { space } = await this.spaceFor(ctx.params.space, caller, "admin");
 				if (!force) {
-					const placed = await ctx.call<number, { spaceId: string }>("memos.spaceMemoCount", { spaceId: space._id });
+					const placed = await call(ctx, memosActions.spaceMemoCount, { spaceId: space._id });
 					if (placed > 0) throw failedPrecondition(`space "spaces/${space._id}" still holds ${placed} memos; delete with force to detach them`);
 				}
 				await this.eraseSpace(ctx, space._id);
@@ -212,7 +208,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const body = messageOf(ctx.params.member, "member");
 				const username = readUserName(fieldOf(body, "user"), "member.user");
 				const role = readRole(fieldOf(body, "role"), "MEMBER");
-				const [found] = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: [username] });
+				const [found] = await call(ctx, authActions.lookupUsers, { usernames: [username] });
 				const user = joinableUser(found, username);
 				const member: MemberDoc = {
 					_id: memberId(space._id, user.id),
@@ -232,7 +228,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				}
 				// Counted after the insert: adminCount may lag behind the memberships, never run ahead (admin-guard.ts).
 				await this.spaceCollection().update({ _id: space._id }, { $inc: role === "ADMIN" ? { memberCount: 1, adminCount: 1 } : { memberCount: 1 } });
-				await this.announce(SPACE_MEMBER_ADDED, { spaceId: space._id, userIds: [user.id] });
+				await this.announce(spacesEvents.memberAdded, { spaceId: space._id, userIds: [user.id] });
 				return toMemberJson(member, user.username);
 			}
 		},
@@ -247,7 +243,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const { member, user } = await this.memberByUsername(ctx, space._id, ctx.params.member);
 				const changed = await changeRole(this.guard(), member._id, role);
 				if (changed === null) throw notFound(`user "users/${user.username}" is not a member of space "spaces/${space._id}"`);
-				if (member.role !== changed.role) await this.announce(SPACE_MEMBER_UPDATED, { spaceId: space._id, userIds: [user.id] });
+				if (member.role !== changed.role) await this.announce(spacesEvents.memberUpdated, { spaceId: space._id, userIds: [user.id] });
 				return toMemberJson(changed, user.username);
 			}
 		},
@@ -264,7 +260,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const { member, user } = await this.memberByUsername(ctx, space._id, ctx.params.member);
 				const removed = await removeMember(this.guard(), member._id);
 				if (removed === null) throw notFound(`user "users/${user.username}" is not a member of space "spaces/${space._id}"`);
-				await this.announce(SPACE_MEMBER_REMOVED, { spaceId: space._id, userIds: [user.id] });
+				await this.announce(spacesEvents.memberRemoved, { spaceId: space._id, userIds: [user.id] });
 			}
 		},
 
@@ -312,11 +308,11 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 								continue;
 							}
 							await changeRole(this.guard(), successor._id, "ADMIN");
-							await this.announce(SPACE_MEMBER_UPDATED, { spaceId: space._id, userIds: [successor.userId] });
+							await this.announce(spacesEvents.memberUpdated, { spaceId: space._id, userIds: [successor.userId] });
 						}
 					}
 					if ((await removeMember(this.guard(), membership._id)) !== null) {
-						await this.announce(SPACE_MEMBER_REMOVED, { spaceId: membership.spaceId, userIds: [userId] });
+						await this.announce(spacesEvents.memberRemoved, { spaceId: membership.spaceId, userIds: [userId] });
 					}
 				}
 			}
@@ -362,7 +358,7 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 		async usersById(ctx: Context, ids: Iterable<string>): Promise<Map<string, UserRef>> {
 			const unique = [...new Set(ids)];
 			if (unique.length === 0) return new Map();
-			const users = await ctx.call<UserRef[], { ids: string[] }>("auth.lookupUsers", { ids: unique });
+			const users = await call(ctx, authActions.lookupUsers, { ids: unique });
 			return new Map(users.map(user => [user.id, user]));
 		},
 
@@ -370,24 +366,24 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 			const name = pathId(username);
 			const missing = () => notFound(`user "users/${name}" is not a member of space "spaces/${spaceId}"`);
 			if (name === "") throw missing();
-			const [user] = await ctx.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: [name] });
+			const [user] = await call(ctx, authActions.lookupUsers, { usernames: [name] });
 			const member = user === undefined ? null : await this.memberCollection().findOne({ _id: memberId(spaceId, user.id) });
 			if (user === undefined || member === null) throw missing();
 			return { member, user };
 		},
 
 		async eraseSpace(ctx: Context, spaceId: string): Promise<void> {
-			await ctx.call("memos.detachSpace", { spaceId });
+			await call(ctx, memosActions.detachSpace, { spaceId });
 			const members = await this.memberCollection().find({ spaceId }, { projection: { userId: 1 } });
 			await this.memberCollection().remove({ spaceId }, { multi: true });
-			await this.announce(SPACE_MEMBER_REMOVED, { spaceId, userIds: members.map(m => m.userId) });
+			await this.announce(spacesEvents.memberRemoved, { spaceId, userIds: members.map(m => m.userId) });
 			// Memos placed while the memberships were still there follow the others out.
-			await ctx.call("memos.detachSpace", { spaceId });
+			await call(ctx, memosActions.detachSpace, { spaceId });
 			await this.spaceCollection().remove({ _id: spaceId });
 		},
 
-		async announce(event: string, payload: SpaceMemberEvent): Promise<void> {
-			await this.broker.broadcast(event, payload);
+		async announce(event: EventRef<SpaceMemberEvent>, payload: SpaceMemberEvent): Promise<void> {
+			await broadcast(this.broker, event, payload);
 		}
 	},
 

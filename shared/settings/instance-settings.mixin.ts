@@ -1,10 +1,9 @@
 import type { Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { BoundedCache } from "../cache/bounded-cache.js";
 import { invalidateOn } from "../cache/invalidate-on.js";
+import { call } from "../contract.js";
 import { INSTANCE_SETTING_KEYS, type InstanceSettingKey } from "../names.js";
-
-/** Broadcast by the instance service to every node after a setting is stored. */
-export const SETTING_UPDATED_EVENT = "instance.setting.updated";
+import { settingUpdated, settingValue } from "./instance-settings.contract.js";
 
 /** A lost event costs at most this much staleness. */
 const CACHE_TTL_MS = 30_000;
@@ -26,14 +25,14 @@ type MixinThis = Service & InstanceSettingsMethods & MixinVars;
 /** Gives a service `this.instanceSetting(key)`; every replica drops its cache on the update event. */
 export const InstanceSettingsMixin: Partial<ServiceSchema<ServiceSettingSchema, InstanceSettingsMethods, MixinVars>> = {
 	events: invalidateOn<MixinThis, InstanceSettingKey, { key: InstanceSettingKey }>(
-		SETTING_UPDATED_EVENT,
+		settingUpdated.name,
 		service => service.settingsCache,
 		params => (params.key ? [params.key] : undefined)
 	),
 	methods: {
 		instanceSetting(this: MixinThis, key: InstanceSettingKey): Promise<Record<string, unknown>> {
 			return this.settingsCache.getOrLoad(key, () =>
-				this.broker.call<Record<string, unknown>, { key: InstanceSettingKey }>("instance.settingValue", { key })
+				call(this.broker, settingValue, { key })
 			);
 		}
 	},

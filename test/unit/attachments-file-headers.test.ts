@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { contentDisposition, notModified, readRange, servedContentType, type FileInfo } from "../../services/gateway/file-headers.js";
+import type { FileInfo } from "../../services/attachments/attachments.contract.js";
+import { contentDisposition, notModified, readRange, servedContentType } from "../../services/gateway/file-headers.js";
 import { parseFilename, parseType, uploadLimitBytes } from "../../services/attachments/attachment-fields.js";
 import { newUploadId, nodeOfUploadId } from "../../services/attachments/upload/upload-sessions.js";
 

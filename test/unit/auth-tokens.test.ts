@@ -2,7 +2,7 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { ConfigError, loadConfig } from "../../shared/runtime/config.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 import { issueAccessToken, verifyAccessToken } from "../../services/auth/access-token.js";
-import { clearRefreshCookie, isSecureRequest, readRefreshCookie, setRefreshCookie } from "../../services/auth/refresh-cookie.js";
+import { clearRefreshCookie, isSecureRequest, readRefreshCookie, setRefreshCookie } from "../../shared/refresh-cookie.js";
 import { REFRESH_TOKENS, REUSE_GRACE_MS, familyOf, revokeUserFamilies, rotate, startFamily, type RefreshTokenDoc } from "../../services/auth/refresh-tokens.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "../../services/auth/token-secret.js";
 

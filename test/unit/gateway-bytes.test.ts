@@ -1,4 +1,5 @@
-import { STREAM_LENGTH_PARAM, takeBytes } from "../../services/gateway/bytes-field.js";
+import { STREAM_LENGTH_PARAM } from "../../shared/contract.js";
+import { takeBytes } from "../../services/gateway/bytes-field.js";
 
 describe("request bytes taken out of the params", () => {
 	test("a nested base64 field is decoded, removed, and its length recorded", () => {

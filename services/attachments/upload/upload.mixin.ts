@@ -1,11 +1,12 @@
 import type { Readable } from "node:stream";
 import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { Caller, RequestMeta } from "../../../shared/caller.js";
+import { call, STREAM_LENGTH_PARAM } from "../../../shared/contract.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../../shared/errors.js";
 import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { blobsOf } from "../../../shared/runtime/resources.js";
-import { STREAM_LENGTH_PARAM } from "../../gateway/bytes-field.js";
+import { attachmentsActions, type UploadParams } from "../attachments.contract.js";
 import type { AttachmentsMethods } from "../attachments.service.js";
 import { concatenateBlobs, newBlobKey, storeBytes } from "../attachment-bytes.js";
 import { fieldOf, optionalMessageOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
@@ -30,13 +31,6 @@ const SWEEP_INTERVAL_MS = 60_000;
  * is read by Moleculer's Timeout middleware; ActionSchema's type lacks it.)
  */
 export const LONG_TRANSFER = { timeout: 120_000 };
-
-export interface UploadParams {
-	spec?: unknown;
-	uploadId?: unknown;
-	offset?: unknown;
-	[STREAM_LENGTH_PARAM]?: number;
-}
 
 export interface UploadMethods {
 	openUpload(ctx: Context<UploadParams, RequestMeta>, caller: Caller, spec: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -106,7 +100,7 @@ export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, Attachment
 					if (node === null) throw sessionNotFound();
 					if (node !== this.broker.nodeID) {
 						try {
-							return await ctx.call<Record<string, unknown>, UploadParams>("attachments.upload", ctx.params, { nodeID: node, ...(body ? { stream: body } : {}) });
+							return await call(ctx, attachmentsActions.upload, ctx.params, { nodeID: node, ...(body ? { stream: body } : {}) });
 						} catch (err) {
 							if (isNodeGone(err)) throw sessionNotFound();
 							throw err;

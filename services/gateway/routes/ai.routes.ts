@@ -1,3 +1,4 @@
+import { aiActions } from "../../ai/ai.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /** AIService (contract 12). */
@@ -6,7 +7,7 @@ export const aiRoutes: RouteSpec[] = [
 		operation: "Transcribe",
 		method: "POST",
 		path: "/api/v1/ai:transcribe",
-		action: "ai.transcribe",
+		action: aiActions.transcribe,
 		access: "signed-in",
 		body: "*",
 		bytesField: "audio.content",

@@ -1,3 +1,4 @@
+import { attachmentsActions } from "../../attachments/attachments.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /**
@@ -10,7 +11,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "ListAttachments",
 		method: "GET",
 		path: "/api/v1/attachments",
-		action: "attachments.listAttachments",
+		action: attachmentsActions.listAttachments,
 		access: "signed-in",
 		summary: "The caller's attachments, filtered, ordered and paginated."
 	},
@@ -18,7 +19,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "CreateAttachment",
 		method: "POST",
 		path: "/api/v1/attachments",
-		action: "attachments.createAttachment",
+		action: attachmentsActions.createAttachment,
 		access: "signed-in",
 		body: "attachment",
 		bytesField: "attachment.content",
@@ -28,7 +29,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "BatchDeleteAttachments",
 		method: "POST",
 		path: "/api/v1/attachments:batchDelete",
-		action: "attachments.batchDeleteAttachments",
+		action: attachmentsActions.batchDeleteAttachments,
 		access: "signed-in",
 		body: "*",
 		empty: true,
@@ -38,7 +39,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "UploadAttachment",
 		method: "POST",
 		path: "/api/v1/attachments:upload",
-		action: "attachments.upload",
+		action: attachmentsActions.upload,
 		access: "signed-in",
 		body: "*",
 		bytesField: "content",
@@ -48,7 +49,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "GetAttachment",
 		method: "GET",
 		path: "/api/v1/attachments/{attachment}",
-		action: "attachments.getAttachment",
+		action: attachmentsActions.getAttachment,
 		access: "public-instance",
 		summary: "One attachment's metadata, if the caller can read it."
 	},
@@ -56,7 +57,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "UpdateAttachment",
 		method: "PATCH",
 		path: "/api/v1/attachments/{attachment}",
-		action: "attachments.updateAttachment",
+		action: attachmentsActions.updateAttachment,
 		access: "signed-in",
 		// Not `attachment`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
@@ -66,7 +67,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "DeleteAttachment",
 		method: "DELETE",
 		path: "/api/v1/attachments/{attachment}",
-		action: "attachments.deleteAttachment",
+		action: attachmentsActions.deleteAttachment,
 		access: "signed-in",
 		empty: true,
 		summary: "Deletes an attachment and its bytes."
@@ -75,7 +76,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "ListMemoAttachments",
 		method: "GET",
 		path: "/api/v1/memos/{memo}/attachments",
-		action: "attachments.listMemoAttachments",
+		action: attachmentsActions.listMemoAttachments,
 		access: "public-instance",
 		summary: "The attachments of a memo the caller can read, in display order."
 	},
@@ -83,7 +84,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		operation: "SetMemoAttachments",
 		method: "PATCH",
 		path: "/api/v1/memos/{memo}/attachments",
-		action: "attachments.setMemoAttachments",
+		action: attachmentsActions.setMemoAttachments,
 		access: "signed-in",
 		body: "*",
 		empty: true,

@@ -1,3 +1,4 @@
+import { authActions } from "../../auth/auth.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /** AuthService (contract 2.3). */
@@ -6,7 +7,7 @@ export const authRoutes: RouteSpec[] = [
 		operation: "SignIn",
 		method: "POST",
 		path: "/api/v1/auth/signin",
-		action: "auth.signIn",
+		action: authActions.signIn,
 		access: "anyone",
 		body: "*",
 		ignoresAccessToken: true,
@@ -17,7 +18,7 @@ export const authRoutes: RouteSpec[] = [
 		operation: "RefreshToken",
 		method: "POST",
 		path: "/api/v1/auth/refresh",
-		action: "auth.refreshToken",
+		action: authActions.refreshToken,
 		access: "anyone",
 		body: "*",
 		ignoresAccessToken: true,
@@ -28,7 +29,7 @@ export const authRoutes: RouteSpec[] = [
 		operation: "SignOut",
 		method: "POST",
 		path: "/api/v1/auth/signout",
-		action: "auth.signOut",
+		action: authActions.signOut,
 		access: "anyone",
 		empty: true,
 		ignoresAccessToken: true,
@@ -39,7 +40,7 @@ export const authRoutes: RouteSpec[] = [
 		operation: "GetCurrentUser",
 		method: "GET",
 		path: "/api/v1/auth/me",
-		action: "auth.getCurrentUser",
+		action: authActions.getCurrentUser,
 		access: "signed-in",
 		refreshCookie: true,
 		authFailureClearsRefreshCookie: true,

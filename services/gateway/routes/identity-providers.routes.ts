@@ -1,3 +1,4 @@
+import { authActions } from "../../auth/auth.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /** IdentityProviderService (contract 10); the auth service owns identity providers. */
@@ -6,7 +7,7 @@ export const identityProvidersRoutes: RouteSpec[] = [
 		operation: "ListIdentityProviders",
 		method: "GET",
 		path: "/api/v1/identity-providers",
-		action: "auth.listIdentityProviders",
+		action: authActions.listIdentityProviders,
 		access: "anyone",
 		summary: "Every identity provider, in creation order (client secrets blanked)."
 	},
@@ -14,7 +15,7 @@ export const identityProvidersRoutes: RouteSpec[] = [
 		operation: "CreateIdentityProvider",
 		method: "POST",
 		path: "/api/v1/identity-providers",
-		action: "auth.createIdentityProvider",
+		action: authActions.createIdentityProvider,
 		access: "signed-in",
 		body: "identityProvider",
 		summary: "Adds an OAuth2 identity provider (admins only)."
@@ -23,7 +24,7 @@ export const identityProvidersRoutes: RouteSpec[] = [
 		operation: "GetIdentityProvider",
 		method: "GET",
 		path: "/api/v1/identity-providers/{identityProvider}",
-		action: "auth.getIdentityProvider",
+		action: authActions.getIdentityProvider,
 		access: "signed-in",
 		summary: "One identity provider (client secret blanked)."
 	},
@@ -31,7 +32,7 @@ export const identityProvidersRoutes: RouteSpec[] = [
 		operation: "UpdateIdentityProvider",
 		method: "PATCH",
 		path: "/api/v1/identity-providers/{identityProvider}",
-		action: "auth.updateIdentityProvider",
+		action: authActions.updateIdentityProvider,
 		access: "signed-in",
 		// Not `identityProvider`: the path parameter of that name would replace it.
 		body: "patch",
@@ -41,7 +42,7 @@ export const identityProvidersRoutes: RouteSpec[] = [
 		operation: "DeleteIdentityProvider",
 		method: "DELETE",
 		path: "/api/v1/identity-providers/{identityProvider}",
-		action: "auth.deleteIdentityProvider",
+		action: authActions.deleteIdentityProvider,
 		access: "signed-in",
 		empty: true,
 		summary: "Removes an identity provider and the user links to it (admins only)."

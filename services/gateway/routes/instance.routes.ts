@@ -1,3 +1,4 @@
+import { instanceActions } from "../../instance/instance.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /**
@@ -10,7 +11,7 @@ export const instanceRoutes: RouteSpec[] = [
 		operation: "GetInstanceProfile",
 		method: "GET",
 		path: "/api/v1/instance/profile",
-		action: "instance.getProfile",
+		action: instanceActions.getProfile,
 		access: "anyone",
 		summary: "The instance's profile: version, owner, whether it needs set-up, access mode."
 	},
@@ -18,7 +19,7 @@ export const instanceRoutes: RouteSpec[] = [
 		operation: "GetInstanceStats",
 		method: "GET",
 		path: "/api/v1/instance/stats",
-		action: "instance.getStats",
+		action: instanceActions.getStats,
 		access: "signed-in",
 		summary: "Counts of users, memos, attachments and spaces, and storage sizes (admins only)."
 	},
@@ -26,7 +27,7 @@ export const instanceRoutes: RouteSpec[] = [
 		operation: "BatchGetInstanceSettings",
 		method: "POST",
 		path: "/api/v1/instance/settings:batchGet",
-		action: "instance.batchGetSettings",
+		action: instanceActions.batchGetSettings,
 		access: "anyone",
 		body: "*",
 		summary: "Several instance settings in request order; each key's read rights apply."
@@ -35,7 +36,7 @@ export const instanceRoutes: RouteSpec[] = [
 		operation: "TestInstanceEmailSetting",
 		method: "POST",
 		path: "/api/v1/instance/settings/notification:testEmail",
-		action: "instance.testEmailSetting",
+		action: instanceActions.testEmailSetting,
 		access: "signed-in",
 		body: "*",
 		empty: true,
@@ -45,7 +46,7 @@ export const instanceRoutes: RouteSpec[] = [
 		operation: "GetInstanceSetting",
 		method: "GET",
 		path: "/api/v1/instance/settings/{key}",
-		action: "instance.getSetting",
+		action: instanceActions.getSetting,
 		access: "anyone",
 		summary: "One instance setting by key (case-insensitive); public keys are readable by anyone."
 	},
@@ -53,7 +54,7 @@ export const instanceRoutes: RouteSpec[] = [
 		operation: "UpdateInstanceSetting",
 		method: "PATCH",
 		path: "/api/v1/instance/settings/{key}",
-		action: "instance.updateSetting",
+		action: instanceActions.updateSetting,
 		access: "signed-in",
 		// Nested, as upstream's `body: "setting"`: an `updateMask` in the body cannot stand in for the query's (1.6).
 		body: "setting",

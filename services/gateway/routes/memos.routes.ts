@@ -1,3 +1,4 @@
+import { memosActions } from "../../memos/memos.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /**
@@ -9,7 +10,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "ListMemos",
 		method: "GET",
 		path: "/api/v1/memos",
-		action: "memos.listMemos",
+		action: memosActions.listMemos,
 		access: "public-instance",
 		summary: "Memos the caller can read, filtered, ordered and paginated."
 	},
@@ -17,7 +18,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "CreateMemo",
 		method: "POST",
 		path: "/api/v1/memos",
-		action: "memos.createMemo",
+		action: memosActions.createMemo,
 		access: "signed-in",
 		body: "memo",
 		summary: "Creates a memo; the caller becomes its creator."
@@ -26,7 +27,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "GetLinkMetadata",
 		method: "GET",
 		path: "/api/v1/memos/-/linkMetadata",
-		action: "memos.getLinkMetadata",
+		action: memosActions.getLinkMetadata,
 		access: "public-instance",
 		summary: "Title, description and image of a web page (fetched server-side, guarded)."
 	},
@@ -34,7 +35,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "BatchGetLinkMetadata",
 		method: "POST",
 		path: "/api/v1/memos/-/linkMetadata:batchGet",
-		action: "memos.batchGetLinkMetadata",
+		action: memosActions.batchGetLinkMetadata,
 		access: "public-instance",
 		body: "*",
 		summary: "Link metadata of 1-10 URLs, in input order."
@@ -43,7 +44,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "GetMemo",
 		method: "GET",
 		path: "/api/v1/memos/{memo}",
-		action: "memos.getMemo",
+		action: memosActions.getMemo,
 		access: "public-instance",
 		summary: "One memo, if the caller can read it."
 	},
@@ -51,7 +52,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "UpdateMemo",
 		method: "PATCH",
 		path: "/api/v1/memos/{memo}",
-		action: "memos.updateMemo",
+		action: memosActions.updateMemo,
 		access: "signed-in",
 		// Not `memo`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
@@ -61,7 +62,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "DeleteMemo",
 		method: "DELETE",
 		path: "/api/v1/memos/{memo}",
-		action: "memos.deleteMemo",
+		action: memosActions.deleteMemo,
 		access: "signed-in",
 		empty: true,
 		summary: "Soft-deletes a memo, or purges it with force."
@@ -70,7 +71,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "ListMemoComments",
 		method: "GET",
 		path: "/api/v1/memos/{memo}/comments",
-		action: "memos.listMemoComments",
+		action: memosActions.listMemoComments,
 		access: "public-instance",
 		summary: "The comments of a memo the caller can read, ordered by orderBy."
 	},
@@ -78,7 +79,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "CreateMemoComment",
 		method: "POST",
 		path: "/api/v1/memos/{memo}/comments",
-		action: "memos.createMemoComment",
+		action: memosActions.createMemoComment,
 		access: "signed-in",
 		body: "comment",
 		summary: "Creates a comment: an independent memo with a COMMENT relation to the memo."
@@ -87,7 +88,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "ListMemoReactions",
 		method: "GET",
 		path: "/api/v1/memos/{memo}/reactions",
-		action: "memos.listMemoReactions",
+		action: memosActions.listMemoReactions,
 		access: "signed-in",
 		summary: "The reactions of a memo, oldest first."
 	},
@@ -95,7 +96,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "UpsertMemoReaction",
 		method: "POST",
 		path: "/api/v1/memos/{memo}/reactions",
-		action: "memos.upsertMemoReaction",
+		action: memosActions.upsertMemoReaction,
 		access: "signed-in",
 		body: "*",
 		summary: "Sets the caller's reaction to a memo (one per user and memo)."
@@ -104,7 +105,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "DeleteMemoReaction",
 		method: "DELETE",
 		path: "/api/v1/memos/{memo}/reactions/{reaction}",
-		action: "memos.deleteMemoReaction",
+		action: memosActions.deleteMemoReaction,
 		access: "signed-in",
 		empty: true,
 		summary: "Removes a reaction; its creator or an admin."
@@ -113,7 +114,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "ListMemoRelations",
 		method: "GET",
 		path: "/api/v1/memos/{memo}/relations",
-		action: "memos.listMemoRelations",
+		action: memosActions.listMemoRelations,
 		access: "signed-in",
 		summary: "Relations of a memo in both directions, where the other memo is readable."
 	},
@@ -121,7 +122,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "SetMemoRelations",
 		method: "PATCH",
 		path: "/api/v1/memos/{memo}/relations",
-		action: "memos.setMemoRelations",
+		action: memosActions.setMemoRelations,
 		access: "signed-in",
 		body: "*",
 		empty: true,
@@ -131,7 +132,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "ListMemoShares",
 		method: "GET",
 		path: "/api/v1/memos/{memo}/shares",
-		action: "memos.listMemoShares",
+		action: memosActions.listMemoShares,
 		access: "signed-in",
 		summary: "Every share link of a memo, newest first."
 	},
@@ -139,7 +140,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "CreateMemoShare",
 		method: "POST",
 		path: "/api/v1/memos/{memo}/shares",
-		action: "memos.createMemoShare",
+		action: memosActions.createMemoShare,
 		access: "signed-in",
 		body: "memoShare",
 		summary: "Creates a share link, optionally expiring."
@@ -148,7 +149,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "DeleteMemoShare",
 		method: "DELETE",
 		path: "/api/v1/memos/{memo}/shares/{share}",
-		action: "memos.deleteMemoShare",
+		action: memosActions.deleteMemoShare,
 		access: "signed-in",
 		empty: true,
 		summary: "Revokes a share link."
@@ -157,7 +158,7 @@ export const memosRoutes: RouteSpec[] = [
 		operation: "GetSharedMemo",
 		method: "GET",
 		path: "/api/v1/shares/{shareToken}/memo",
-		action: "memos.getSharedMemo",
+		action: memosActions.getSharedMemo,
 		access: "anyone",
 		ignoresAccessToken: true,
 		summary: "The memo a live share token grants, without authentication."

@@ -1,3 +1,4 @@
+import { spacesActions } from "../../spaces/spaces.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /** SpaceService (contract 9). `{member}` is the member's username. */
@@ -6,7 +7,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "ListSpaces",
 		method: "GET",
 		path: "/api/v1/spaces",
-		action: "spaces.listSpaces",
+		action: spacesActions.listSpaces,
 		access: "signed-in",
 		summary: "The spaces the caller is a member of, newest first, with the caller's membership."
 	},
@@ -14,7 +15,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "CreateSpace",
 		method: "POST",
 		path: "/api/v1/spaces",
-		action: "spaces.createSpace",
+		action: spacesActions.createSpace,
 		access: "signed-in",
 		body: "space",
 		summary: "Creates a space; the caller becomes its first ADMIN."
@@ -23,7 +24,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "GetSpace",
 		method: "GET",
 		path: "/api/v1/spaces/{space}",
-		action: "spaces.getSpace",
+		action: spacesActions.getSpace,
 		access: "signed-in",
 		summary: "One space, for its members and instance admins."
 	},
@@ -31,7 +32,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "UpdateSpace",
 		method: "PATCH",
 		path: "/api/v1/spaces/{space}",
-		action: "spaces.updateSpace",
+		action: spacesActions.updateSpace,
 		access: "signed-in",
 		// Not `space`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
@@ -41,7 +42,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "DeleteSpace",
 		method: "DELETE",
 		path: "/api/v1/spaces/{space}",
-		action: "spaces.deleteSpace",
+		action: spacesActions.deleteSpace,
 		access: "signed-in",
 		empty: true,
 		summary: "Deletes a space; with force, its memos are detached first (space ADMINs)."
@@ -50,7 +51,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "ListSpaceMembers",
 		method: "GET",
 		path: "/api/v1/spaces/{space}/members",
-		action: "spaces.listSpaceMembers",
+		action: spacesActions.listSpaceMembers,
 		access: "signed-in",
 		summary: "The members of a space in join order."
 	},
@@ -58,7 +59,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "AddSpaceMember",
 		method: "POST",
 		path: "/api/v1/spaces/{space}/members",
-		action: "spaces.addSpaceMember",
+		action: spacesActions.addSpaceMember,
 		access: "signed-in",
 		body: "member",
 		summary: "Adds a user to a space, as MEMBER unless a role is given (space ADMINs)."
@@ -67,7 +68,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "UpdateSpaceMember",
 		method: "PATCH",
 		path: "/api/v1/spaces/{space}/members/{member}",
-		action: "spaces.updateSpaceMember",
+		action: spacesActions.updateSpaceMember,
 		access: "signed-in",
 		// Not `member`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
@@ -77,7 +78,7 @@ export const spacesRoutes: RouteSpec[] = [
 		operation: "RemoveSpaceMember",
 		method: "DELETE",
 		path: "/api/v1/spaces/{space}/members/{member}",
-		action: "spaces.removeSpaceMember",
+		action: spacesActions.removeSpaceMember,
 		access: "signed-in",
 		empty: true,
 		summary: "Removes a member, or the caller leaves; never the last ADMIN."

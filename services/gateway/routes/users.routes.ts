@@ -1,3 +1,4 @@
+import { authActions } from "../../auth/auth.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /** UserService (contract 2.4); the auth service owns users. `{user}` is the username. */
@@ -6,7 +7,7 @@ export const usersRoutes: RouteSpec[] = [
 		operation: "CreateUser",
 		method: "POST",
 		path: "/api/v1/users",
-		action: "auth.createUser",
+		action: authActions.createUser,
 		access: "anyone",
 		body: "user",
 		summary: "Registers a user; the first user of an instance becomes its ADMIN."
@@ -15,7 +16,7 @@ export const usersRoutes: RouteSpec[] = [
 		operation: "ListUsers",
 		method: "GET",
 		path: "/api/v1/users",
-		action: "auth.listUsers",
+		action: authActions.listUsers,
 		access: "signed-in",
 		summary: "Every user, oldest first (admins only); filter `username == \"name\"`."
 	},
@@ -23,7 +24,7 @@ export const usersRoutes: RouteSpec[] = [
 		operation: "GetUser",
 		method: "GET",
 		path: "/api/v1/users/{user}",
-		action: "auth.getUser",
+		action: authActions.getUser,
 		access: "public-instance",
 		summary: "One user; the e-mail only for the user themself and admins."
 	},
@@ -31,7 +32,7 @@ export const usersRoutes: RouteSpec[] = [
 		operation: "UpdateUser",
 		method: "PATCH",
 		path: "/api/v1/users/{user}",
-		action: "auth.updateUser",
+		action: authActions.updateUser,
 		access: "signed-in",
 		// Not `user`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
@@ -43,7 +44,7 @@ export const usersRoutes: RouteSpec[] = [
 		operation: "DeleteUser",
 		method: "DELETE",
 		path: "/api/v1/users/{user}",
-		action: "auth.deleteUser",
+		action: authActions.deleteUser,
 		access: "signed-in",
 		empty: true,
 		summary: "Deletes a user and their data (admins only)."

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import type { RequestMeta } from "../../shared/caller.js";
+import type { RequestMeta } from "./caller.js";
 
 /** Contract 2.1; the name upstream uses. */
 export const REFRESH_COOKIE = "memos_refresh";

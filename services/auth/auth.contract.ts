@@ -1,0 +1,68 @@
+import type { Caller } from "../../shared/caller.js";
+import { defineAction, defineApiAction, defineEvent, type ApiAnswer, type ApiParams } from "../../shared/contract.js";
+
+/** The auth service's published boundary: what other services and the gateway may use of it. */
+
+/** What other services need of a user. */
+export interface UserRef {
+	id: string;
+	username: string;
+	role: "ADMIN" | "USER";
+	state: "NORMAL" | "ARCHIVED";
+}
+
+export interface SetupState {
+	userCount: number;
+	/** The earliest-created ADMIN as a User message, or null. */
+	admin: Record<string, unknown> | null;
+}
+
+/** An avatar image stored in the user record; the bytes may arrive as a plain Uint8Array from another node. */
+export interface AvatarImage {
+	/** `image/png`, `image/jpeg`, `image/gif` or `image/webp`. */
+	type: string;
+	bytes: Uint8Array;
+}
+
+/** Longer strings are no token of ours; refused before any parsing. */
+export const ACCESS_TOKEN_MAX_LENGTH = 2048;
+
+/** Who to look up: internal ids and/or usernames. */
+export interface LookupUsersParams {
+	ids?: string[];
+	usernames?: string[];
+}
+
+/** The user data a service removes in `<service>.deleteUserData` (contract 2.4). */
+export interface UserDataParams {
+	userId: string;
+}
+
+export const authActions = {
+	/** Users by internal id or by username (one call per request, never one per item); unknown ones are left out. */
+	lookupUsers: defineAction<LookupUsersParams, UserRef[]>("auth.lookupUsers"),
+	stats: defineAction<undefined, { userCount: number }>("auth.stats"),
+	setupState: defineAction<undefined, SetupState>("auth.setupState"),
+	verifyAccessToken: defineAction<{ token: string }, Caller>("auth.verifyAccessToken"),
+	callerOfRefreshCookie: defineAction<{ cookie: string }, Caller | null>("auth.callerOfRefreshCookie"),
+	userAvatar: defineAction<{ username: string }, AvatarImage>("auth.userAvatar"),
+	signIn: defineApiAction("auth.signIn"),
+	refreshToken: defineApiAction("auth.refreshToken"),
+	signOut: defineApiAction("auth.signOut"),
+	getCurrentUser: defineAction<ApiParams | undefined, ApiAnswer & { user?: { email?: unknown } }>("auth.getCurrentUser"),
+	createUser: defineApiAction("auth.createUser"),
+	getUser: defineApiAction("auth.getUser"),
+	listUsers: defineApiAction("auth.listUsers"),
+	updateUser: defineApiAction("auth.updateUser"),
+	deleteUser: defineApiAction("auth.deleteUser"),
+	listIdentityProviders: defineAction<ApiParams | undefined, ApiAnswer & { identityProviders?: unknown[] }>("auth.listIdentityProviders"),
+	getIdentityProvider: defineApiAction("auth.getIdentityProvider"),
+	createIdentityProvider: defineApiAction("auth.createIdentityProvider"),
+	updateIdentityProvider: defineApiAction("auth.updateIdentityProvider"),
+	deleteIdentityProvider: defineApiAction("auth.deleteIdentityProvider")
+} as const;
+
+export const authEvents = {
+	/** Broadcast when a user's name, role or state changes or the user is deleted: verifiers drop their cached view. */
+	userChanged: defineEvent<{ id: string }>("auth.user.changed")
+} as const;

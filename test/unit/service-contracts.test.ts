@@ -1,0 +1,58 @@
+import { ServiceBroker, type ServiceSchema } from "moleculer";
+import { aiActions } from "../../services/ai/ai.contract.js";
+import AiService from "../../services/ai/ai.service.js";
+import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
+import AttachmentsService from "../../services/attachments/attachments.service.js";
+import { authActions } from "../../services/auth/auth.contract.js";
+import AuthService from "../../services/auth/auth.service.js";
+import { instanceActions } from "../../services/instance/instance.contract.js";
+import InstanceService from "../../services/instance/instance.service.js";
+import { memosActions } from "../../services/memos/memos.contract.js";
+import MemosService from "../../services/memos/memos.service.js";
+import { spacesActions } from "../../services/spaces/spaces.contract.js";
+import SpacesService from "../../services/spaces/spaces.service.js";
+import type { AnyActionRef } from "../../shared/contract.js";
+
+/** Every service and the actions its contract publishes. */
+const SERVICES: [string, Partial<ServiceSchema>, Record<string, AnyActionRef>][] = [
+	["auth", AuthService as Partial<ServiceSchema>, authActions],
+	["memos", MemosService as Partial<ServiceSchema>, memosActions],
+	["attachments", AttachmentsService as Partial<ServiceSchema>, attachmentsActions],
+	["spaces", SpacesService as Partial<ServiceSchema>, spacesActions],
+	["instance", InstanceService as Partial<ServiceSchema>, instanceActions],
+	["ai", AiService as Partial<ServiceSchema>, aiActions]
+];
+
+/**
+ * Published but not served yet: the instance service asks for `memos.stats` and reads the memo
+ * count as 0 when it is missing. Listed so that the gap stays visible; remove it when memos serves it.
+ */
+const NOT_SERVED = new Set(["memos.stats"]);
+
+describe("service contracts", () => {
+	const broker = new ServiceBroker({ logger: false });
+
+	test.each(SERVICES)("%s registers exactly the actions of its contract", (name, schema, actions) => {
+		const service = broker.createService(schema);
+		expect(service.name).toBe(name);
+		for (const [key, ref] of Object.entries(actions)) {
+			expect(ref.name).toBe(`${name}.${key}`);
+			expect(ref.service).toBe(name);
+			expect(ref.action).toBe(key);
+		}
+		const published = Object.values(actions)
+			.map(ref => ref.name)
+			.filter(ref => !NOT_SERVED.has(ref));
+		const registered = Object.keys(service.schema.actions ?? {}).map(action => `${name}.${action}`);
+		expect(registered.sort()).toEqual(published.sort());
+	});
+
+	test("what is not served yet is still published and still missing", () => {
+		for (const full of NOT_SERVED) {
+			const [name, action] = full.split(".") as [string, string];
+			const entry = SERVICES.find(([service]) => service === name);
+			expect(entry?.[2][action]?.name).toBe(full);
+			expect(Object.keys(broker.getLocalService(name)?.schema.actions ?? {})).not.toContain(action);
+		}
+	});
+});
