@@ -13,14 +13,17 @@ import { spacesActions } from "../../services/spaces/spaces.contract.js";
 import SpacesService from "../../services/spaces/spaces.service.js";
 import type { AnyActionRef } from "../../shared/contract.js";
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each service has its own settings, methods and vars
+type AnyServiceSchema = ServiceSchema<any, any, any, any>;
+
 /** Every service and the actions its contract publishes. */
-const SERVICES: [string, Partial<ServiceSchema>, Record<string, AnyActionRef>][] = [
-	["auth", AuthService as Partial<ServiceSchema>, authActions],
-	["memos", MemosService as Partial<ServiceSchema>, memosActions],
-	["attachments", AttachmentsService as Partial<ServiceSchema>, attachmentsActions],
-	["spaces", SpacesService as Partial<ServiceSchema>, spacesActions],
-	["instance", InstanceService as Partial<ServiceSchema>, instanceActions],
-	["ai", AiService as Partial<ServiceSchema>, aiActions]
+const SERVICES: [string, AnyServiceSchema, Record<string, AnyActionRef>][] = [
+	["auth", AuthService, authActions],
+	["memos", MemosService, memosActions],
+	["attachments", AttachmentsService, attachmentsActions],
+	["spaces", SpacesService, spacesActions],
+	["instance", InstanceService, instanceActions],
+	["ai", AiService, aiActions]
 ];
 
 /**
