@@ -11,7 +11,7 @@ import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/pa
 import { nextSequence } from "../../shared/sequence.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
-import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
@@ -19,10 +19,11 @@ import { memosActions, type MemoAccessInfo } from "../memos/memos.contract.js";
 import { spacesActions } from "../spaces/spaces.contract.js";
 import type { FileAccess, LinkTarget } from "./attachments.contract.js";
 import { assertCanRead, assertCanWrite, attachmentNotFound } from "./attachment-access.js";
-import { emptyBody, newBlobKey, sniffType, storeBytes, type StoredBytes } from "./attachment-bytes.js";
+import { emptyBody, newBlobKey, sniffType, storeBytes } from "./attachment-bytes.js";
 import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
 import { DEFAULT_TYPE, parseFilename, typeFromFilename, uploadLimitBytes } from "./attachment-fields.js";
 import { toAttachmentJson } from "./attachment-json.js";
+import type { AttachmentsHostMethods, NewAttachment } from "./attachments-methods.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
 import { checkLinks, parseMemoAttachmentNames, replaceLinks } from "./memo-links.js";
 import { listScope } from "./space-widening.js";
@@ -43,35 +44,8 @@ const ORDER_FIELDS: Record<string, OrderField> = {
 };
 const SORT_KEY_TYPES = { createTime: "number", filename: "string", type: "string", size: "number", seq: "number", memoPosition: "number" } as const;
 
-/** What the new attachment is made of, once its bytes (if any) are stored. */
-export interface NewAttachment {
-	id: string;
-	creatorId: string;
-	filename: string;
-	/** Normalised type given by the client, or "" to derive it. */
-	type: string;
-	externalLink: string;
-	stored: (StoredBytes & { key: string }) | null;
-	memoId: string | null;
-	motionMedia?: Record<string, unknown>;
-	mediaMetadata?: Record<string, unknown>;
-}
-
-export interface AttachmentsMethods extends InstanceSettingsMethods, UploadMethods {
-	attachmentCollection(): Collection<AttachmentDoc>;
-	nextSeq(): Promise<number>;
-	uploadLimit(): Promise<number>;
-	/** The memos service's view of these memos for the caller; deleted or missing memos are absent. */
-	memoInfo(ctx: Context, memoIds: Iterable<string>): Promise<Map<string, MemoAccessInfo>>;
-	/** NOT_FOUND when the memo is gone, PERMISSION_DENIED unless the caller created it (contract 8.2). */
-	checkOwnMemo(ctx: Context, memoId: string, caller: Caller): Promise<MemoAccessInfo>;
-	/** Whether the caller belongs to the space (one `spaces.spaceMembers` call). */
-	isSpaceMember(ctx: Context, spaceId: string, caller: Caller): Promise<boolean>;
-	/** Inserts the record (appended to its memo's set); ALREADY_EXISTS when the id is taken. */
-	insertAttachment(attachment: NewAttachment, now: number, memo: MemoAccessInfo | null): Promise<AttachmentDoc>;
-	/** Removes records and then their bytes. */
-	removeAttachments(docs: AttachmentDoc[]): Promise<void>;
-}
+/** The attachments service's methods: its own (attachments-methods.ts) and the upload mixin's. */
+type AttachmentsMethods = AttachmentsHostMethods & UploadMethods;
 
 type Ctx<P> = Context<P, RequestMeta>;
 

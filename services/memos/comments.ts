@@ -7,7 +7,7 @@ import type { Filter } from "../../shared/store/document-store.js";
 import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { parseCommentOrderBy } from "./filter/order-by.js";
 import { assertReadable } from "./memo-access.js";
-import type { MemosActions } from "./memos.service.js";
+import type { MemosActions } from "./memos-schema.js";
 import { readableQuery } from "./readable-query.js";
 
 const LIST_MEMO_COMMENTS = "ListMemoComments";

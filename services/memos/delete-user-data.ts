@@ -3,7 +3,7 @@ import type { RequestMeta } from "../../shared/caller.js";
 import { call } from "../../shared/contract.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { purgeMemoExtras } from "./memo-extras.js";
-import type { MemosActions } from "./memos.service.js";
+import type { MemosActions } from "./memos-schema.js";
 import { reactionCollection } from "./reactions.js";
 import { detachMemos } from "./relations.js";
 import { shareCollection } from "./shares.js";

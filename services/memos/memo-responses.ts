@@ -3,17 +3,10 @@ import type { RequestMeta } from "../../shared/caller.js";
 import { formatName } from "../../shared/names.js";
 import type { MemoDoc } from "./memo-doc.js";
 import { toMemoJson } from "./memo-json.js";
-import type { MemosThis } from "./memos.service.js";
+import type { MemoResponseOptions, MemosThis } from "./memos-schema.js";
 import { reactionCollection, reactionsFor, toReactionJson } from "./reactions.js";
 import { relationCollection } from "./relations.js";
 import { relationsFor } from "./relations-store.js";
-
-export interface MemoResponseOptions {
-	/** ListMemos with showDeleted (contract 4.1). */
-	withDeleteTime?: boolean;
-	/** GetSharedMemo: `parent` omitted, `relations` empty (contract 7.11). */
-	shared?: boolean;
-}
 
 /**
  * Memo messages for `docs` with everything a response carries: the creators' and reactors'

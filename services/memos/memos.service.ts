@@ -1,4 +1,4 @@
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, ServiceSchema } from "moleculer";
 import { signedIn, type RequestMeta } from "../../shared/caller.js";
 import { alreadyExists, notFound } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
@@ -8,7 +8,7 @@ import { call } from "../../shared/contract.js";
 import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
-import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
 import { attachmentsActions, type LinkTarget } from "../attachments/attachments.contract.js";
 import { authActions } from "../auth/auth.contract.js";
@@ -20,7 +20,7 @@ import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
 import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
-import { MemoSpacesMixin, type MemoSpacesMethods } from "./memo-spaces.mixin.js";
+import { MemoSpacesMixin } from "./memo-spaces.mixin.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
@@ -29,7 +29,8 @@ import { afterPosition, positionGuard, positionOf } from "../../shared/store/key
 import { commentActions } from "./comments.js";
 import { linkMetadataActions } from "./link-metadata/link-metadata.js";
 import { deleteUserDataAction } from "./delete-user-data.js";
-import { memoResponses, type MemoResponseOptions } from "./memo-responses.js";
+import { memoResponses } from "./memo-responses.js";
+import type { MemoResponseOptions, MemosMethods, MemosSettings, MemosVars } from "./memos-schema.js";
 import { reactionActions } from "./reactions.js";
 import { assertRelatable, detachMemos, parseReferences, relationActions, relationCollection, replaceReferences } from "./relations.js";
 import { ensureMemoExtrasIndexes, purgeMemoExtras } from "./memo-extras.js";
@@ -51,37 +52,8 @@ const SORT_KEY_TYPES = {
 
 const LIST_MEMOS = "ListMemos";
 
-export interface MemosSettings extends ServiceSettingSchema {
-	/** How often soft-deleted memos past their retention are looked for. */
-	purgeIntervalMs: number;
-}
-
-export interface MemosMethods extends InstanceSettingsMethods, MemoSpacesMethods {
-	memoCollection(): Collection<MemoDoc>;
-	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
-	clockNow(): number;
-	nextSeq(): Promise<number>;
-	contentLengthLimit(): Promise<number>;
-	/** `users/{username}` per user id, in one `auth.lookupUsers` call. */
-	creatorNames(ctx: Context, creatorIds: Iterable<string>): Promise<Map<string, string>>;
-	/** The attachments of these memos in display order, in one `attachments.forMemos` call. */
-	attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>>;
-	purgeExpiredMemos(now: number): Promise<number>;
-	/** Memo JSON for a response: creators, attachments, relations and reactions in a fixed number of calls (memo-responses.ts). */
-	memoResponses(ctx: Context<unknown, RequestMeta>, docs: MemoDoc[], options?: MemoResponseOptions): Promise<Record<string, unknown>[]>;
-	/** CreateMemo, and CreateMemoComment with `parentId` (contract 7.3, 7.7). */
-	insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>>;
-}
-
-export interface MemosVars {
-	purgeTimer?: NodeJS.Timeout;
-}
-
 type MemoCtx<P> = Context<P, RequestMeta>;
 
-export type MemosThis = Service<MemosSettings> & MemosVars & MemosMethods;
-/** Action objects kept in their own modules (comments.ts, relations.ts, …) and spread into `actions`. */
-export type MemosActions = NonNullable<ServiceSchema<MemosSettings, MemosMethods, MemosVars>["actions"]>;
 
 /** What the attachments service needs to link attachments to `memo` (contract 7.9). */
 function linkTarget(memo: MemoDoc): LinkTarget {

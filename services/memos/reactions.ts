@@ -8,7 +8,7 @@ import { toTimestamp } from "../../shared/proto-json.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { assertReadable } from "./memo-access.js";
-import type { MemosActions } from "./memos.service.js";
+import type { MemosActions } from "./memos-schema.js";
 import { isTimePosition } from "./time-position.js";
 
 /** Reactions (contract 4.3, 7.10): at most one per (user, memo), enforced by a unique index. */

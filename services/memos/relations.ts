@@ -10,7 +10,7 @@ import { DuplicateKeyError, type Collection } from "../../shared/store/document-
 import { assertCanUpdate, assertReadable } from "./memo-access.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
-import type { MemosActions } from "./memos.service.js";
+import type { MemosActions } from "./memos-schema.js";
 import {
 	MEMO_RELATIONS,
 	readableBy,

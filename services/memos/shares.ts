@@ -8,7 +8,7 @@ import { fieldOf, optionalMessageOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import type { MemoDoc } from "./memo-doc.js";
-import type { MemosActions } from "./memos.service.js";
+import type { MemosActions } from "./memos-schema.js";
 
 /** Share links (contract 4.4, 7.11). The document id is the bearer token itself. */
 export const MEMO_SHARES = "memo_shares";

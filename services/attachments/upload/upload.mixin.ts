@@ -7,7 +7,7 @@ import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { blobsOf } from "../../../shared/runtime/resources.js";
 import { attachmentsActions, type UploadParams } from "../attachments.contract.js";
-import type { AttachmentsMethods } from "../attachments.service.js";
+import type { AttachmentsHostMethods } from "../attachments-methods.js";
 import { concatenateBlobs, newBlobKey, storeBytes } from "../attachment-bytes.js";
 import { fieldOf, optionalMessageOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
 import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
@@ -78,7 +78,7 @@ const sessionNotFound = () => notFound("upload session not found");
  * them, their chunks in the blob store; the upload id names that node, and a continuation
  * reaching another replica is passed on to it with its bytes.
  */
-export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, AttachmentsMethods, UploadVars>> = {
+export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, AttachmentsHostMethods & UploadMethods, UploadVars>> = {
 	actions: {
 		/** POST /api/v1/attachments:upload */
 		upload: {

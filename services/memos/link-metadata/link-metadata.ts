@@ -3,7 +3,7 @@ import type { RequestMeta } from "../../../shared/caller.js";
 import { BoundedCache } from "../../../shared/cache/bounded-cache.js";
 import { invalidArgument } from "../../../shared/errors.js";
 import { resourcesOf } from "../../../shared/runtime/resources.js";
-import type { MemosActions } from "../memos.service.js";
+import type { MemosActions } from "../memos-schema.js";
 import { isPublicAddress } from "./address-guard.js";
 import { extractMetadata, type PageMetadata } from "./extract-metadata.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "./fetch-page.js";
