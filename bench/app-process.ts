@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { openSync, closeSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+
+/** The command the container image runs, built by `npm run bench` before it starts. */
+export const MAIN = path.resolve("dist/services/main.js");
+
+export interface AppProcess {
+	child: ChildProcess;
+	baseUrl: string;
+	/** Milliseconds from spawn until `ready` first answered. */
+	startupMs: number;
+	/** SIGTERM, then the exit (SIGKILL after `graceMs`). */
+	stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Runs `node [nodeArgs] dist/services/main.js` with `env`, its output appended to `logFile`
+ * (an app at info writes a line per request: a file keeps it off the bench's own event loop),
+ * and waits until `ready(baseUrl)` holds, probing every 10 ms.
+ */
+export async function startApp(opts: {
+	env: Record<string, string>;
+	port: number;
+	logFile: string;
+	nodeArgs?: string[];
+	ready: (baseUrl: string) => Promise<boolean>;
+	timeoutMs?: number;
+}): Promise<AppProcess> {
+	const log = openSync(opts.logFile, "a");
+	const started = performance.now();
+	const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), MAIN], { env: { ...process.env, ...opts.env }, stdio: ["ignore", log, log] });
+	closeSync(log);
+	const exited = new Promise<void>(resolve => child.once("exit", () => resolve()));
+	const baseUrl = `http://127.0.0.1:${opts.port}`;
+	const stop = async (graceMs = 15_000) => {
+		if (child.exitCode !== null || child.signalCode !== null) return;
+		child.kill("SIGTERM");
+		const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+		await exited;
+		clearTimeout(timer);
+	};
+	const deadline = started + (opts.timeoutMs ?? 300_000);
+	for (;;) {
+		if (child.exitCode !== null) throw new Error(`${MAIN} exited with ${child.exitCode} before it was ready; see ${opts.logFile}:\n${await tail(opts.logFile)}`);
+		if (await opts.ready(baseUrl).catch(() => false)) break;
+		if (performance.now() > deadline) {
+			await stop(1000);
+			throw new Error(`${MAIN} was not ready in time; see ${opts.logFile}`);
+		}
+		await new Promise(resolve => setTimeout(resolve, 10));
+	}
+	return { child, baseUrl, startupMs: performance.now() - started, stop };
+}
+
+async function tail(file: string): Promise<string> {
+	const text = await readFile(file, "utf8").catch(() => "");
+	return text.split("\n").slice(-20).join("\n");
+}
+
+/** Resident and peak resident memory of a process, in MiB (Linux /proc). */
+export async function memoryOf(pid: number | undefined): Promise<{ rssMiB: number; peakMiB: number }> {
+	const status = pid === undefined ? "" : await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+	const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+	return { rssMiB: kib("VmRSS") / 1024, peakMiB: kib("VmHWM") / 1024 };
+}

@@ -1,0 +1,193 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { findNatsServer, freePort, startProcess, waitFor, type Proc } from "../test/support/processes.js";
+import { memoryOf, startApp, type AppProcess } from "./app-process.js";
+import { measure } from "./measure.js";
+import { report, type RowResult } from "./report.js";
+import { PROFILE_PATH, ROWS, type Row, type RowContext, type Target } from "./rows.js";
+import type { SeedResult } from "./seed.js";
+
+/**
+ * `npm run bench [-- --memos N --duration S --cpu-prof DIR --json FILE]`: seeds a fresh
+ * embedded app, starts the ceiling (raw node:http), the framework floor (bare moleculer-web)
+ * and a two-process cluster on a real nats-server, loads each row with autocannon on
+ * loopback and prints the table. Not part of `npm test`: no figure here is asserted.
+ */
+const { values: args } = parseArgs({
+	options: {
+		memos: { type: "string", default: "10000" },
+		duration: { type: "string", default: "10" },
+		warmup: { type: "string", default: "2" },
+		"cpu-prof": { type: "string" },
+		json: { type: "string" }
+	}
+});
+const MEMOS = Number(args.memos);
+const DURATION = Number(args.duration);
+const WARMUP = Number(args.warmup);
+if (!Number.isSafeInteger(MEMOS) || MEMOS < 1) throw new Error("--memos must be a positive integer");
+if (!(DURATION > 0 && DURATION <= 120) || !(WARMUP >= 0 && WARMUP <= 30)) throw new Error("--duration must be 1-120 s and --warmup 0-30 s");
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const workDir = await mkdtemp(path.join(os.tmpdir(), "memos-bench-"));
+const stoppers: (() => Promise<unknown>)[] = [];
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+async function appEnv(name: string, port: number): Promise<Record<string, string>> {
+	return {
+		NODE_ID: `bench-${name}`,
+		HOST: "127.0.0.1",
+		PORT: String(port),
+		HEALTH_PORT: String(await freePort()),
+		METRICS_PORT: String(await freePort()),
+		DATA_DIR: path.join(workDir, name)
+	};
+}
+
+async function ok(url: string, init?: RequestInit): Promise<boolean> {
+	const res = await fetch(url, init);
+	await res.arrayBuffer();
+	return res.status === 200;
+}
+
+/** A bench server (servers/*.ts) serving `body`; it prints its port once listening. */
+async function startBenchServer(script: string, body: Buffer): Promise<string> {
+	const proc: Proc = startProcess(process.execPath, [path.join(here, "servers", script)], { BENCH_BODY: body.toString("base64") });
+	stoppers.push(() => proc.stop());
+	const port = await waitFor(script, async () => (/"port":(\d+)/.exec(proc.output())?.[1] as string | undefined));
+	return `http://127.0.0.1:${port}`;
+}
+
+async function seed(): Promise<SeedResult> {
+	const out = path.join(workDir, "seed.json");
+	log(`seeding ${MEMOS} memos…`);
+	const proc = startProcess(process.execPath, [path.join(here, "seed.js")], {
+		...(await appEnv("app", 0)),
+		LOG_LEVEL: "warn",
+		BENCH_MEMOS: String(MEMOS),
+		BENCH_SEED_OUT: out
+	});
+	const code = await proc.exited;
+	if (code !== 0) throw new Error(`seeding failed (exit ${code}):\n${proc.output()}`);
+	return JSON.parse(await readFile(out, "utf8")) as SeedResult;
+}
+
+async function signIn(baseUrl: string, username: string, password: string): Promise<string> {
+	const res = await fetch(`${baseUrl}/api/v1/auth/signin`, {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify({ passwordCredentials: { username, password } })
+	});
+	if (res.status !== 200) throw new Error(`SignIn ${username} answered ${res.status}: ${await res.text()}`);
+	return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+/** Gateway and instance (with auth, which the profile reads) in two processes over a nats-server of their own. */
+async function startCluster(): Promise<string> {
+	const nats = findNatsServer();
+	if (!nats) throw new Error("nats-server is required for the cluster row (apt-get install nats-server)");
+	const natsPort = await freePort();
+	const natsProc = startProcess(nats, ["-a", "127.0.0.1", "-p", String(natsPort)], {});
+	stoppers.push(() => natsProc.stop());
+	const transporter = { TRANSPORTER: `nats://127.0.0.1:${natsPort}` };
+	const instanceEnv = await appEnv("cluster-instance", await freePort());
+	const instance = await startApp({
+		env: { ...instanceEnv, ...transporter, SERVICES: "instance,auth" },
+		port: Number(instanceEnv.HEALTH_PORT),
+		logFile: path.join(workDir, "cluster-instance.log"),
+		ready: baseUrl => ok(`${baseUrl}/readyz`)
+	});
+	stoppers.push(() => instance.stop());
+	const gatewayPort = await freePort();
+	const gateway = await startApp({
+		env: { ...(await appEnv("cluster-gateway", gatewayPort)), ...transporter, SERVICES: "gateway" },
+		port: gatewayPort,
+		logFile: path.join(workDir, "cluster-gateway.log"),
+		ready: baseUrl => ok(`${baseUrl}${PROFILE_PATH}`)
+	});
+	stoppers.push(() => gateway.stop());
+	// An admin, so that the profile carries one as the seeded app's does.
+	const res = await fetch(`${gateway.baseUrl}/api/v1/users`, {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify({ username: "bench0", password: "bench password 1" })
+	});
+	if (res.status !== 200) throw new Error(`CreateUser on the cluster answered ${res.status}: ${await res.text()}`);
+	return gateway.baseUrl;
+}
+
+async function runRow(row: Row, baseUrl: string, context: RowContext): Promise<RowResult> {
+	const requests = row.requests(context);
+	if (WARMUP > 0) await measure(baseUrl, requests, row.connections, WARMUP);
+	const measured = await measure(baseUrl, requests, row.connections, DURATION);
+	log(`${row.name}: ${Math.round(measured.requestsPerSecond)} req/s${measured.failures > 0 ? `, ${measured.failures} FAILED` : ""}`);
+	return { row, measured };
+}
+
+async function main(): Promise<number> {
+	const loadBefore = os.loadavg();
+	const seeded = await seed();
+	log(`seeded in ${seeded.seconds.toFixed(1)} s; starting the embedded app`);
+
+	const appPort = await freePort();
+	const app: AppProcess = await startApp({
+		env: await appEnv("app", appPort),
+		port: appPort,
+		logFile: path.join(workDir, "app.log"),
+		nodeArgs: args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(args["cpu-prof"])}`] : [],
+		ready: baseUrl => ok(`${baseUrl}/readyz`)
+	});
+	stoppers.push(() => app.stop());
+	const readyMemory = await memoryOf(app.child.pid);
+	const profileBody = Buffer.from(await (await fetch(`${app.baseUrl}${PROFILE_PATH}`)).arrayBuffer());
+	const bases: Partial<Record<Target, string>> = {
+		app: app.baseUrl,
+		raw: await startBenchServer("raw-http.js", profileBody),
+		bare: await startBenchServer("bare-gateway.js", profileBody)
+	};
+	const context: RowContext = { token: await signIn(app.baseUrl, seeded.users[0] as string, seeded.password), sampleMemoIds: seeded.sampleMemoIds };
+
+	const results: RowResult[] = [];
+	let afterLoad = readyMemory;
+	for (const row of ROWS) {
+		if (row.target === "cluster" && bases.cluster === undefined) {
+			afterLoad = await memoryOf(app.child.pid);
+			await app.stop();
+			log("starting the cluster (nats-server, gateway, instance)");
+			bases.cluster = await startCluster();
+		}
+		results.push(await runRow(row, bases[row.target] as string, context));
+	}
+	if (bases.cluster === undefined) afterLoad = await memoryOf(app.child.pid);
+
+	const facts = {
+		memos: seeded.memos,
+		comments: seeded.comments,
+		users: seeded.users.length,
+		spaces: seeded.spaces,
+		seedSeconds: seeded.seconds,
+		durationSeconds: DURATION,
+		startupMs: app.startupMs,
+		memory: { readyMiB: readyMemory.rssMiB, afterLoadMiB: afterLoad.rssMiB, peakMiB: afterLoad.peakMiB },
+		loadBefore,
+		loadAfter: os.loadavg()
+	};
+	process.stdout.write(`${report(results, facts)}\n`);
+	if (args.json) await writeFile(args.json, JSON.stringify({ facts, rows: results.map(r => ({ name: r.row.name, connections: r.row.connections, ...r.measured })) }, null, 2));
+	return results.some(r => r.measured.failures > 0) ? 1 : 0;
+}
+
+let code = 1;
+try {
+	code = await main();
+} catch (err) {
+	console.error("bench failed:", err);
+	console.error(`logs kept in ${workDir}`);
+} finally {
+	for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+	if (code === 0) await rm(workDir, { recursive: true, force: true });
+	else console.error(`bench: logs kept in ${workDir}`);
+}
+process.exit(code);

@@ -1,0 +1,70 @@
+import os from "node:os";
+import type { Measured } from "./measure.js";
+import type { Row } from "./rows.js";
+
+export interface RowResult {
+	row: Row;
+	measured: Measured;
+}
+
+export interface RunFacts {
+	memos: number;
+	comments: number;
+	users: number;
+	spaces: number;
+	seedSeconds: number;
+	durationSeconds: number;
+	startupMs: number;
+	memory: { readyMiB: number; afterLoadMiB: number; peakMiB: number };
+	loadBefore: number[];
+	loadAfter: number[];
+}
+
+const number = (value: number, digits = 0) => value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const percent = (part: number, whole: number) => (whole > 0 ? `${number((100 * part) / whole)} %` : "—");
+const loads = (values: number[]) => values.map(v => v.toFixed(2)).join(", ");
+
+export function machine(): string {
+	const cpus = os.cpus();
+	return `${cpus.length} × ${cpus[0]?.model.trim() ?? "unknown CPU"}, ${number(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+function rateOf(results: RowResult[], target: Row["target"], name?: string): number {
+	return results.find(r => r.row.target === target && (name === undefined || r.row.name === name))?.measured.requestsPerSecond ?? 0;
+}
+
+/** The table (Markdown, ready for the README), then the run's facts and each target of issue 15. */
+export function report(results: RowResult[], facts: RunFacts): string {
+	const raw = rateOf(results, "raw");
+	const lines = [
+		`memos bench: ${number(facts.memos)} memos and ${number(facts.comments)} comments by ${facts.users} users in ${facts.spaces} spaces; ${facts.durationSeconds} s per row after a warm-up`,
+		`machine: ${machine()}`,
+		`load average (1, 5, 15 min): ${loads(facts.loadBefore)} before, ${loads(facts.loadAfter)} after`,
+		"",
+		"| request | clients | req/s | p50 | p99 | vs raw node:http |",
+		"|---|---:|---:|---:|---:|---:|",
+		...results.map(({ row, measured }) => {
+			const failed = measured.failures > 0 ? ` (**${number(measured.failures)} failed**)` : "";
+			return `| ${row.name}${failed} | ${row.connections} | ${number(measured.requestsPerSecond)} | ${number(measured.p50Ms)} ms | ${number(measured.p99Ms)} ms | ${percent(measured.requestsPerSecond, raw)} |`;
+		}),
+		"",
+		`seeding through the services' actions: ${number(facts.seedSeconds, 1)} s`,
+		`embedded app start-up with the seeded data (spawn to ready): ${number(facts.startupMs)} ms`,
+		`embedded app RSS: ${number(facts.memory.readyMiB)} MiB at ready, ${number(facts.memory.afterLoadMiB)} MiB after the rows, ${number(facts.memory.peakMiB)} MiB peak`
+	];
+	const profile = rateOf(results, "app", "GetInstanceProfile");
+	const list = rateOf(results, "app", "ListMemos page 50, signed in");
+	const create = results.find(r => r.row.name.startsWith("CreateMemo"))?.measured.requestsPerSecond ?? 0;
+	const targets: [string, boolean][] = [
+		[`profile embedded ≥ 50 % of raw: ${percent(profile, raw)}`, profile >= raw * 0.5],
+		[`profile over NATS ≥ 25 % of raw: ${percent(rateOf(results, "cluster"), raw)}`, rateOf(results, "cluster") >= raw * 0.25],
+		[`ListMemos page 50 ≥ 40 % of profile: ${percent(list, profile)}`, list >= profile * 0.4],
+		[`CreateMemo ≥ 1,000/s with 16 clients: ${number(create)}/s`, create >= 1000]
+	];
+	if (facts.memos >= 100_000) {
+		targets.push([`start-up ≤ 2 s at ${number(facts.memos)} memos: ${number(facts.startupMs)} ms`, facts.startupMs <= 2000]);
+		targets.push([`RSS ≤ 200 MB at ${number(facts.memos)} memos: ${number((facts.memory.peakMiB * 2 ** 20) / 1e6)} MB peak`, facts.memory.peakMiB * 2 ** 20 <= 200e6]);
+	}
+	lines.push("", "targets (issue 15):", ...targets.map(([text, met]) => `- ${met ? "met" : "NOT met"}: ${text}`));
+	return lines.join("\n");
+}
