@@ -52,10 +52,18 @@ async function ok(url: string, init?: RequestInit): Promise<boolean> {
 	return res.status === 200;
 }
 
+/** The processes serving each target, whose CPU time the rows count. */
+const serverPids: Partial<Record<Target, number[]>> = {};
+
+function pidsOf(...children: { pid?: number }[]): number[] {
+	return children.map(child => child.pid).filter((pid): pid is number => pid !== undefined);
+}
+
 /** A bench server (servers/*.ts) serving `body`; it prints its port once listening. */
-async function startBenchServer(script: string, body: Buffer): Promise<string> {
+async function startBenchServer(target: Target, script: string, body: Buffer): Promise<string> {
 	const proc: Proc = startProcess(process.execPath, [path.join(here, "servers", script)], { BENCH_BODY: body.toString("base64") });
 	stoppers.push(() => proc.stop());
+	serverPids[target] = pidsOf(proc.child);
 	const port = await waitFor(script, async () => (/"port":(\d+)/.exec(proc.output())?.[1] as string | undefined));
 	return `http://127.0.0.1:${port}`;
 }
@@ -108,6 +116,7 @@ async function startCluster(): Promise<string> {
 		ready: baseUrl => ok(`${baseUrl}${PROFILE_PATH}`)
 	});
 	stoppers.push(() => gateway.stop());
+	serverPids.cluster = pidsOf(natsProc.child, instance.child, gateway.child);
 	// An admin, so that the profile carries one as the seeded app's does.
 	const res = await fetch(`${gateway.baseUrl}/api/v1/users`, {
 		method: "POST",
@@ -120,8 +129,9 @@ async function startCluster(): Promise<string> {
 
 async function runRow(row: Row, baseUrl: string, context: RowContext): Promise<RowResult> {
 	const requests = row.requests(context);
-	if (WARMUP > 0) await measure(baseUrl, requests, row.connections, WARMUP);
-	const measured = await measure(baseUrl, requests, row.connections, DURATION);
+	const pids = serverPids[row.target] ?? [];
+	if (WARMUP > 0) await measure(baseUrl, requests, row.connections, WARMUP, pids);
+	const measured = await measure(baseUrl, requests, row.connections, DURATION, pids);
 	log(`${row.name}: ${Math.round(measured.requestsPerSecond)} req/s${measured.failures > 0 ? `, ${measured.failures} FAILED` : ""}`);
 	return { row, measured };
 }
@@ -140,12 +150,13 @@ async function main(): Promise<number> {
 		ready: baseUrl => ok(`${baseUrl}/readyz`)
 	});
 	stoppers.push(() => app.stop());
+	serverPids.app = pidsOf(app.child);
 	const readyMemory = await memoryOf(app.child.pid);
 	const profileBody = Buffer.from(await (await fetch(`${app.baseUrl}${PROFILE_PATH}`)).arrayBuffer());
 	const bases: Partial<Record<Target, string>> = {
 		app: app.baseUrl,
-		raw: await startBenchServer("raw-http.js", profileBody),
-		bare: await startBenchServer("bare-gateway.js", profileBody)
+		raw: await startBenchServer("raw", "raw-http.js", profileBody),
+		bare: await startBenchServer("bare", "bare-gateway.js", profileBody)
 	};
 	const context: RowContext = { token: await signIn(app.baseUrl, seeded.users[0] as string, seeded.password), sampleMemoIds: seeded.sampleMemoIds };
 

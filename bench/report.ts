@@ -41,11 +41,11 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		`machine: ${machine()}`,
 		`load average (1, 5, 15 min): ${loads(facts.loadBefore)} before, ${loads(facts.loadAfter)} after`,
 		"",
-		"| request | clients | req/s | p50 | p99 | vs raw node:http |",
-		"|---|---:|---:|---:|---:|---:|",
+		"| request | clients | req/s | p50 | p99 | vs raw node:http | server CPU per request |",
+		"|---|---:|---:|---:|---:|---:|---:|",
 		...results.map(({ row, measured }) => {
 			const failed = measured.failures > 0 ? ` (**${number(measured.failures)} failed**)` : "";
-			return `| ${row.name}${failed} | ${row.connections} | ${number(measured.requestsPerSecond)} | ${number(measured.p50Ms)} ms | ${number(measured.p99Ms)} ms | ${percent(measured.requestsPerSecond, raw)} |`;
+			return `| ${row.name}${failed} | ${row.connections} | ${number(measured.requestsPerSecond)} | ${number(measured.p50Ms)} ms | ${number(measured.p99Ms)} ms | ${percent(measured.requestsPerSecond, raw)} | ${number(measured.cpuUsPerRequest)} µs |`;
 		}),
 		"",
 		`seeding through the services' actions: ${number(facts.seedSeconds, 1)} s`,

@@ -4,7 +4,7 @@ import { CATALOG } from "../services/catalog.js";
 import type { Caller, RequestMeta } from "../shared/caller.js";
 import { loadConfig } from "../shared/runtime/config.js";
 import { startNode } from "../shared/runtime/node.js";
-import type { UserRef } from "../services/auth/auth.service.js";
+import type { UserRef } from "../services/auth/auth.contract.js";
 import { memoContent, seededRandom, type Random } from "./seed-content.js";
 
 /**

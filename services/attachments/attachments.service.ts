@@ -185,10 +185,16 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		 */
 		linkForMemo: {
 			visibility: "public",
-			async handler(ctx: Ctx<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }>): Promise<void> {
+			/** Applying answers the memo's attachments in display order, so that CreateMemo needs no third call. */
+			async handler(ctx: Ctx<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }>): Promise<Record<string, unknown>[] | undefined> {
 				const ids = parseMemoAttachmentNames(ctx.params.attachments);
-				if (ctx.params.apply === true) await replaceLinks(this.attachmentCollection(), ctx.params.memo, ids);
-				else await checkLinks(this.attachmentCollection(), ctx.params.memo, ids);
+				if (ctx.params.apply !== true) {
+					await checkLinks(this.attachmentCollection(), ctx.params.memo, ids);
+					return undefined;
+				}
+				await replaceLinks(this.attachmentCollection(), ctx.params.memo, ids);
+				const linked = await this.attachmentCollection().find({ memoId: ctx.params.memo.id }, { sort: { memoPosition: 1, seq: 1 } });
+				return linked.map(toAttachmentJson);
 			}
 		},
 

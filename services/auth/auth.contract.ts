@@ -63,6 +63,9 @@ export const authActions = {
 } as const;
 
 export const authEvents = {
-	/** Broadcast when a user's name, role or state changes or the user is deleted: verifiers drop their cached view. */
+	/**
+	 * Broadcast when a user is created, changed or deleted: cached views of users drop their copy
+	 * (verifiers, and the instance profile's setup state, which shows the first admin).
+	 */
 	userChanged: defineEvent<{ id: string }>("auth.user.changed")
 } as const;

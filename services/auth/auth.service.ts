@@ -182,6 +182,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		createUser: {
 			async handler(ctx: Context<CreateUserParams, RequestMeta>) {
 				const user = await createUser(this.deps(), ctx.params, ctx.meta.user ?? null);
+				this.userChanged(user._id);
 				return toUserJson(user, true);
 			}
 		},
@@ -211,8 +212,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<UpdateUserParams, CookieMeta>) {
 				const caller = ctx.meta.user;
 				if (!caller) throw unauthenticated();
-				const { user, identityChanged } = await updateUser(this.deps(), ctx.params, caller, ctx.meta.refreshCookie);
-				if (identityChanged) this.userChanged(user._id);
+				const { user } = await updateUser(this.deps(), ctx.params, caller, ctx.meta.refreshCookie);
+				this.userChanged(user._id);
 				return toUserJson(user, mayReadEmail(caller, user));
 			}
 		},

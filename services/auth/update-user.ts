@@ -20,8 +20,6 @@ export interface UpdateUserParams {
 
 export interface UpdateUserResult {
 	user: UserDoc;
-	/** Name, role or state changed: cached views of the user are stale. */
-	identityChanged: boolean;
 }
 
 /** UpdateUser (contract 2.4); `refreshCookie` is the caller's, so their own session survives a password change. */
@@ -93,6 +91,5 @@ export async function updateUser(deps: AuthDeps, params: UpdateUserParams, calle
 		const own = caller.id === target._id ? await familyOf(deps.refreshTokens, refreshCookie) : undefined;
 		await revokeUserFamilies(deps.refreshTokens, target._id, own);
 	}
-	const identityChanged = (set.username !== undefined && set.username !== target.username) || (set.role !== undefined && set.role !== target.role) || (set.state !== undefined && set.state !== target.state);
-	return { user: updated, identityChanged };
+	return { user: updated };
 }

@@ -17,6 +17,7 @@ import { callerOfAuthorization } from "./bearer.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { fileRouteAlias } from "./file-route.js";
 import { instrumentHttp } from "./http-metrics.js";
+import { logAccess } from "./access-log.js";
 import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { readJsonBody } from "./json-body.js";
@@ -24,6 +25,9 @@ import { buildParams } from "./request-params.js";
 import { toAliasPath, type RouteSpec } from "./route-spec.js";
 import { ROUTE_TABLE } from "./route-table.js";
 import { METHOD_NOT_ALLOWED, mapError, type MappedError } from "./status.js";
+
+/** Levels at which the access log (info) is written. */
+const ACCESS_LOG_LEVELS = new Set(["info", "debug", "trace"]);
 
 /** Client-supplied request ids are kept only when they are short and plain. */
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -85,8 +89,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		port: 5230,
 		ip: "0.0.0.0",
 		log4XXResponses: false,
-		logRequest: "debug",
-		logResponse: "debug",
+		// moleculer-web's own lines per request are off: access-log.ts writes one line instead.
+		logRequest: null,
+		logResponse: null,
 		logRequestParams: null,
 		logResponseData: null,
 		optimizeOrder: false,
@@ -216,6 +221,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
 		instrumentHttp(this.broker, this.server);
+		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);
 		answerClientErrors(this.server);
 	}
 };

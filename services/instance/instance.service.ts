@@ -1,13 +1,14 @@
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { BoundedCache } from "../../shared/cache/bounded-cache.js";
+import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { fieldOf, stringOf } from "../../shared/request-message.js";
 import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { broadcast, call } from "../../shared/contract.js";
 import { settingUpdated } from "../../shared/settings/instance-settings.contract.js";
-import { authActions } from "../auth/auth.contract.js";
+import { authActions, authEvents, type SetupState } from "../auth/auth.contract.js";
 import { INSTANCE_SETTING_KEYS, parseSettingKey, parseSettingName, type InstanceSettingKey } from "../../shared/names.js";
 import type { AccessMode } from "./instance.contract.js";
 import { toProfileJson } from "./profile.js";
@@ -37,6 +38,7 @@ interface InstanceSettings extends ServiceSettingSchema {
 interface InstanceMethods {
 	settingsCollection(): Collection<SettingDoc>;
 	storedSetting(key: InstanceSettingKey): Promise<SettingValue | undefined>;
+	/** The ACCESS setting's mode, cached. */
 	readAccessMode(): Promise<AccessMode>;
 	identityProviderCount(ctx: Context<unknown, RequestMeta>): Promise<number>;
 	callerEmail(ctx: Context<unknown, RequestMeta>): Promise<string>;
@@ -46,7 +48,18 @@ interface InstanceMethods {
 interface InstanceVars {
 	/** One entry: the statistics are the same for every admin. */
 	statsCache: BoundedCache<"stats", Promise<Record<string, unknown>>>;
+	/**
+	 * What every profile request needs and almost never changes: the auth service's setup
+	 * state and the access mode, each dropped by the event of the change (a lost event costs
+	 * at most the TTL of staleness).
+	 */
+	setupCache: BoundedCache<"setup", Promise<SetupState>>;
+	accessModeCache: BoundedCache<"accessMode", Promise<AccessMode>>;
 }
+
+type InstanceThis = Service & InstanceMethods & InstanceVars;
+
+const PROFILE_FACTS_TTL_MS = 30_000;
 
 const SETTINGS = "instance_settings";
 const BATCH_GET_MAX = 100;
@@ -68,7 +81,10 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 		/** GET /api/v1/instance/profile (contract 4.10). */
 		getProfile: {
 			async handler(ctx: Context<unknown, RequestMeta>) {
-				const [setup, accessMode] = await Promise.all([call(ctx, authActions.setupState), this.readAccessMode()]);
+				const [setup, accessMode] = await Promise.all([
+					this.setupCache.getOrLoad("setup", () => call(ctx, authActions.setupState)),
+					this.readAccessMode()
+				]);
 				const { instanceUrl, commit } = resourcesOf(this.broker).config;
 				return toProfileJson(setup, accessMode, { instanceUrl, commit });
 			}
@@ -124,6 +140,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 					throw failedPrecondition("password sign-in cannot be disabled while no identity provider exists");
 				}
 				await this.settingsCollection().update({ _id: key }, { $set: { json: JSON.stringify(next) } }, { upsert: true });
+				if (key === "ACCESS") this.accessModeCache.invalidate();
 				await broadcast(this.broker, settingUpdated, { key });
 				return toSettingJson(key, next, "admin");
 			}
@@ -162,6 +179,15 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 		}
 	},
 
+	events: {
+		...invalidateOn<InstanceThis, "accessMode", { key: InstanceSettingKey }>(
+			settingUpdated.name,
+			service => service.accessModeCache,
+			params => (params.key === undefined || params.key === "ACCESS" ? undefined : [])
+		),
+		...invalidateOn<InstanceThis, "setup">(authEvents.userChanged.name, service => service.setupCache)
+	},
+
 	methods: {
 		settingsCollection() {
 			return documentsOf(this.broker).collection<SettingDoc>(SETTINGS);
@@ -172,9 +198,11 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 			return doc ? (JSON.parse(doc.json) as SettingValue) : undefined;
 		},
 
-		async readAccessMode(): Promise<AccessMode> {
-			const stored = await this.storedSetting("ACCESS");
-			return stored?.accessMode === "INSTANCE_ACCESS_MODE_PUBLIC" ? "INSTANCE_ACCESS_MODE_PUBLIC" : "INSTANCE_ACCESS_MODE_PRIVATE";
+		readAccessMode(): Promise<AccessMode> {
+			return this.accessModeCache.getOrLoad("accessMode", async () => {
+				const stored = await this.storedSetting("ACCESS");
+				return stored?.accessMode === "INSTANCE_ACCESS_MODE_PUBLIC" ? "INSTANCE_ACCESS_MODE_PUBLIC" : "INSTANCE_ACCESS_MODE_PRIVATE";
+			});
 		},
 
 		async identityProviderCount(ctx: Context<unknown, RequestMeta>): Promise<number> {
@@ -208,6 +236,8 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 
 	created() {
 		this.statsCache = new BoundedCache({ ttlMs: this.settings.statsCacheMs, maxEntries: 1 });
+		this.setupCache = new BoundedCache({ ttlMs: PROFILE_FACTS_TTL_MS, maxEntries: 1 });
+		this.accessModeCache = new BoundedCache({ ttlMs: PROFILE_FACTS_TTL_MS, maxEntries: 1 });
 	}
 };
 

@@ -10,8 +10,9 @@ import { relationsFor } from "./relations-store.js";
 
 /**
  * Memo messages for `docs` with everything a response carries: the creators' and reactors'
- * names (one `auth.lookupUsers` call), attachments (one `attachments.forMemos` call),
- * relations and reactions (a fixed number of queries), whatever the number of memos.
+ * names (one `auth.lookupUsers` call, none when the caller is the only one), attachments (one
+ * `attachments.forMemos` call unless given), relations and reactions (a fixed number of
+ * queries), whatever the number of memos.
  */
 export async function memoResponses(
 	service: MemosThis,
@@ -23,13 +24,14 @@ export async function memoResponses(
 	const ids = docs.map(doc => doc._id);
 	const caller = ctx.meta.user ?? null;
 	const [attachments, relations, reactions] = await Promise.all([
-		service.attachmentsOf(ctx, ids),
+		options.attachments ?? service.attachmentsOf(ctx, ids),
 		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(relationCollection(service.broker), service.memoCollection(), docs, caller, await service.callerSpaces(ctx)),
 		reactionsFor(reactionCollection(service.broker), ids)
 	]);
 	const userIds = [...docs.map(doc => doc.creatorId), ...[...reactions.values()].flat().map(reaction => reaction.creatorId)];
-	const names = await service.creatorNames(ctx, userIds);
-	if (caller !== null && !names.has(caller.id)) names.set(caller.id, formatName("user", caller.username));
+	// The caller's own name came with the request.
+	const names = await service.creatorNames(ctx, caller === null ? userIds : userIds.filter(id => id !== caller.id));
+	if (caller !== null) names.set(caller.id, formatName("user", caller.username));
 	return docs.map(doc =>
 		toMemoJson(doc, {
 			creator: names.get(doc.creatorId) ?? "",

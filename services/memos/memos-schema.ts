@@ -38,6 +38,8 @@ export interface MemoResponseOptions {
 	withDeleteTime?: boolean;
 	/** GetSharedMemo: `parent` omitted, `relations` empty (contract 7.11). */
 	shared?: boolean;
+	/** The memos' attachments when the caller already has them (CreateMemo): no `attachments.forMemos` call. */
+	attachments?: Record<string, Record<string, unknown>[]>;
 }
 
 export interface MemosVars {

@@ -247,9 +247,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
 				throw err;
 			}
-			if (links !== undefined) await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: true });
+			// A new memo has only the attachments it was created with: no `attachments.forMemos` call.
+			const attachments = links === undefined ? [] : ((await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: true })) ?? []);
 			await replaceReferences(relationCollection(this.broker), memo._id, relatedIds, now);
-			const [json] = await this.memoResponses(ctx, [memo]);
+			const [json] = await this.memoResponses(ctx, [memo], { attachments: { [memo._id]: attachments } });
 			return json;
 		},
 

@@ -1,6 +1,18 @@
 import type { BrokerOptions } from "moleculer";
+import { pino } from "pino";
 import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
 import type { Config } from "./config.js";
+
+let stdout: ReturnType<typeof pino.destination> | undefined;
+
+/**
+ * Log lines go to stdout asynchronously (a request never waits for a write), through one
+ * stream per process; pino flushes it when the process exits.
+ */
+function stdoutDestination(): ReturnType<typeof pino.destination> {
+	stdout ??= pino.destination({ dest: 1, sync: false });
+	return stdout;
+}
 
 /** Broker settings for one process, the same in both run modes except the transporter. */
 export function brokerOptions(config: Config): BrokerOptions {
@@ -23,7 +35,8 @@ export function brokerOptions(config: Config): BrokerOptions {
 										const requestId = currentRequestId();
 										return requestId ? { requestId } : {};
 									}
-								}
+								},
+								destination: stdoutDestination()
 							}
 						}
 					},

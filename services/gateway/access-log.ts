@@ -1,0 +1,38 @@
+import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "moleculer";
+import type { RequestMeta } from "../../shared/caller.js";
+import { routeLabel } from "./http-metrics.js";
+import type { RouteSpec } from "./route-spec.js";
+
+type LoggedRequest = IncomingMessage & {
+	$alias?: { fullPath?: string; spec?: RouteSpec };
+	$ctx?: { requestID?: string | null; meta?: RequestMeta };
+};
+
+/**
+ * The access log (issue 17): one info line per request the gateway's HTTP server answers or
+ * loses, with the route template (never the concrete path, which may carry ids and share
+ * tokens), status, duration, request id and the caller's user id. Query strings, headers and
+ * bodies are never logged. It replaces moleculer-web's own request and response lines.
+ */
+export function logAccess(logger: Logger, server: unknown): void {
+	if (!(server instanceof EventEmitter)) return;
+	server.on("request", (req: LoggedRequest, res: ServerResponse) => {
+		const start = process.hrtime.bigint();
+		// `close` comes for answered and for aborted requests alike.
+		res.once("close", () => {
+			const route = routeLabel(req);
+			const line = {
+				method: req.method,
+				route,
+				status: res.statusCode,
+				durationMs: Math.round(Number(process.hrtime.bigint() - start) / 1e3) / 1e3,
+				requestId: req.$ctx?.requestID ?? undefined,
+				userId: req.$ctx?.meta?.user?.id ?? null,
+				...(res.writableFinished ? {} : { aborted: true })
+			};
+			logger.info(line, `${line.method} ${route} ${line.status}`);
+		});
+	});
+}
