@@ -4,6 +4,7 @@ import path from "node:path";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { UserDoc } from "../../services/auth/user-doc.js";
 import { startEmbeddedApp } from "../support/embedded-app.js";
+import { authHeaders, signIn, signUp } from "../support/users.js";
 
 const adminDoc: UserDoc = {
 	_id: "u1",
@@ -67,6 +68,27 @@ describe("GET /api/v1/instance/profile (contract 4.10)", () => {
 			}
 		} finally {
 			await rm(dataDir, { recursive: true, force: true });
+		}
+	});
+
+	test("the profile is cached, yet shows a user change at once: set-up done, the admin's edits", async () => {
+		const app = await startEmbeddedApp();
+		const profile = async () => (await (await fetch(`${app.baseUrl}/api/v1/instance/profile`)).json()) as { needsSetup: boolean; admin?: { displayName: string } };
+		try {
+			expect((await profile()).needsSetup).toBe(true);
+			await signUp(app.baseUrl, "alice");
+			expect(await profile()).toMatchObject({ needsSetup: false, admin: { displayName: "" } });
+
+			const alice = await signIn(app.baseUrl, "alice");
+			const renamed = await fetch(`${app.baseUrl}/api/v1/users/alice?updateMask=display_name`, {
+				method: "PATCH",
+				headers: authHeaders(alice),
+				body: JSON.stringify({ displayName: "Alice A." })
+			});
+			expect(renamed.status).toBe(200);
+			expect((await profile()).admin?.displayName).toBe("Alice A.");
+		} finally {
+			await app.stop();
 		}
 	});
 });

@@ -1,0 +1,76 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { freePort, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { authHeaders, signIn, signUp } from "../support/users.js";
+
+/** The access log as an operator sees it: the app's own process at LOG_LEVEL=info (run `npm run build` first). */
+const MAIN = path.resolve("dist/services/main.js");
+
+type Line = Record<string, unknown>;
+
+describe("access log", () => {
+	let proc: Proc;
+	let baseUrl: string;
+	let dataDir: string;
+
+	beforeAll(async () => {
+		dataDir = await mkdtemp(path.join(os.tmpdir(), "memos-access-log-"));
+		const port = await freePort();
+		baseUrl = `http://127.0.0.1:${port}`;
+		proc = startProcess(process.execPath, [MAIN], {
+			HOST: "127.0.0.1",
+			PORT: String(port),
+			HEALTH_PORT: String(await freePort()),
+			METRICS_ENABLED: "false",
+			LOG_LEVEL: "info",
+			DATA_DIR: dataDir
+		});
+		await waitFor("the app", async () => ((await fetch(`${baseUrl}/readyz`)).status === 200 ? true : undefined));
+	}, 60000);
+
+	afterAll(async () => {
+		await proc?.stop();
+		await rm(dataDir, { recursive: true, force: true });
+	});
+
+	function linesOf(requestId: string): Line[] {
+		return proc
+			.output()
+			.split("\n")
+			.filter(text => text.startsWith("{") && text.includes(requestId))
+			.map(text => JSON.parse(text) as Line);
+	}
+
+	function accessLine(requestId: string): Promise<Line> {
+		return waitFor(`the access line of ${requestId}`, async () => linesOf(requestId).find(line => line.durationMs !== undefined));
+	}
+
+	test("one info line per request: method, route template, status, duration, request id and the caller's user id", async () => {
+		await signUp(baseUrl, "alice");
+		const alice = await signIn(baseUrl, "alice");
+		const memoId = "accessLogProbe12345";
+		const signedIn = await fetch(`${baseUrl}/api/v1/memos/${memoId}?view=secret-query`, { headers: { ...authHeaders(alice), "X-Request-Id": "access-1" } });
+		const anonymous = await fetch(`${baseUrl}/api/v1/instance/profile`, { headers: { "X-Request-Id": "access-2" } });
+
+		const first = await accessLine("access-1");
+		expect(first).toMatchObject({ level: 30, method: "GET", route: "/api/v1/memos/{memo}", status: signedIn.status, requestId: "access-1" });
+		expect(typeof first.durationMs).toBe("number");
+		expect(first.userId).toEqual(expect.any(String));
+		const second = await accessLine("access-2");
+		expect(second).toMatchObject({ method: "GET", route: "/api/v1/instance/profile", status: anonymous.status, requestId: "access-2", userId: null });
+
+		// One line each: moleculer-web's own request and response lines are off.
+		expect(linesOf("access-1")).toHaveLength(1);
+		expect(linesOf("access-2")).toHaveLength(1);
+		// The template, never the concrete path or the query.
+		expect(proc.output()).not.toContain(memoId);
+		expect(proc.output()).not.toContain("secret-query");
+	});
+
+	test("a request no route takes is logged under `unmatched`", async () => {
+		const res = await fetch(`${baseUrl}/no/such/path`, { headers: { "X-Request-Id": "access-3" } });
+		expect(res.status).toBe(404);
+		expect(await accessLine("access-3")).toMatchObject({ method: "GET", route: "unmatched", status: 404, userId: null });
+	});
+});
