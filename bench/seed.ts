@@ -4,7 +4,10 @@ import { CATALOG } from "../services/catalog.js";
 import type { Caller, RequestMeta } from "../shared/caller.js";
 import { loadConfig } from "../shared/runtime/config.js";
 import { startNode } from "../shared/runtime/node.js";
-import type { UserRef } from "../services/auth/auth.contract.js";
+import { authActions, type UserRef } from "../services/auth/auth.contract.js";
+import { memosActions } from "../services/memos/memos.contract.js";
+import { spacesActions } from "../services/spaces/spaces.contract.js";
+import { call } from "../shared/contract.js";
 import { memoContent, seededRandom, type Random } from "./seed-content.js";
 
 /**
@@ -61,11 +64,11 @@ function visibilityOf(random: Random, spaceIds: string[]): { visibility: string;
 async function seed(broker: ServiceBroker, memoCount: number): Promise<Omit<SeedResult, "seconds">> {
 	const usernames = Array.from({ length: USER_COUNT }, (_, i) => `bench${i}`);
 	// The first user becomes ADMIN and creates the others.
-	await broker.call("auth.createUser", { user: { username: usernames[0], password: PASSWORD } }, metaOf(null));
-	const [first] = await broker.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames: [usernames[0] as string] });
+	await call(broker, authActions.createUser, { user: { username: usernames[0], password: PASSWORD } }, metaOf(null));
+	const [first] = await call(broker, authActions.lookupUsers, { usernames: [usernames[0] as string] });
 	const admin: Caller = { id: first?.id as string, username: first?.username as string, role: "ADMIN" };
-	for (const username of usernames.slice(1)) await broker.call("auth.createUser", { user: { username, password: PASSWORD } }, metaOf(admin));
-	const refs = await broker.call<UserRef[], { usernames: string[] }>("auth.lookupUsers", { usernames });
+	for (const username of usernames.slice(1)) await call(broker, authActions.createUser, { user: { username, password: PASSWORD } }, metaOf(admin));
+	const refs = await call(broker, authActions.lookupUsers, { usernames });
 	const callers: Caller[] = usernames.map(name => {
 		const ref = refs.find(r => r.username === name) as UserRef;
 		return { id: ref.id, username: ref.username, role: ref.role };
@@ -73,11 +76,11 @@ async function seed(broker: ServiceBroker, memoCount: number): Promise<Omit<Seed
 
 	const spacesOf: string[][] = callers.map(() => []);
 	for (const [i, space] of SPACES.entries()) {
-		const created = await broker.call<{ name: string }, Record<string, unknown>>("spaces.createSpace", { space: { displayName: `Team ${i + 1}` } }, metaOf(callers[space.owner] as Caller));
-		const spaceId = created.name.slice("spaces/".length);
+		const created = await call(broker, spacesActions.createSpace, { space: { displayName: `Team ${i + 1}` } }, metaOf(callers[space.owner] as Caller));
+		const spaceId = String(created.name).slice("spaces/".length);
 		spacesOf[space.owner]?.push(spaceId);
 		for (const member of space.members) {
-			await broker.call("spaces.addSpaceMember", { space: spaceId, member: { user: `users/${usernames[member]}` } }, metaOf(callers[space.owner] as Caller));
+			await call(broker, spacesActions.addSpaceMember, { space: spaceId, member: { user: `users/${usernames[member]}` } }, metaOf(callers[space.owner] as Caller));
 			spacesOf[member]?.push(spaceId);
 		}
 	}
@@ -96,8 +99,8 @@ async function seed(broker: ServiceBroker, memoCount: number): Promise<Omit<Seed
 			createTime,
 			updateTime: createTime
 		};
-		const created = await broker.call<{ name: string; visibility: string }, Record<string, unknown>>("memos.createMemo", { memo }, metaOf(callers[creator] as Caller));
-		const id = created.name.slice("memos/".length);
+		const created = await call(broker, memosActions.createMemo, { memo }, metaOf(callers[creator] as Caller));
+		const id = String(created.name).slice("memos/".length);
 		if (creator === 0 && sampleMemoIds.length < SAMPLE_SIZE) sampleMemoIds.push(id);
 		if (created.visibility !== "PRIVATE" && created.visibility !== "SPACE" && random() < 0.05) commentable.push({ id, creator });
 	});
@@ -108,7 +111,7 @@ async function seed(broker: ServiceBroker, memoCount: number): Promise<Omit<Seed
 		const replies = 1 + Math.floor(random() * 2);
 		for (let r = 0; r < replies; r++) {
 			const author = callers[(parent.creator + 1 + r) % USER_COUNT] as Caller;
-			await broker.call("memos.createMemoComment", { memo: parent.id, comment: { content: memoContent(random, i) } }, metaOf(author));
+			await call(broker, memosActions.createMemoComment, { memo: parent.id, comment: { content: memoContent(random, i) } }, metaOf(author));
 			comments++;
 		}
 	});
