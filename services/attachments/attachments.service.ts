@@ -10,6 +10,7 @@ import { parseName } from "../../shared/names.js";
 import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
+import { countAttachmentBytes } from "../../shared/runtime/business-metrics.js";
 import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
@@ -399,6 +400,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				if (err instanceof DuplicateKeyError) throw alreadyExists(`attachment "attachments/${attachment.id}" already exists`);
 				throw err;
 			}
+			countAttachmentBytes(this.broker, doc.size);
 			return doc;
 		},
 

@@ -9,6 +9,7 @@ import { ServiceError, unauthenticated } from "../../shared/errors.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
+import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
@@ -89,15 +90,20 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		port: 5230,
 		ip: "0.0.0.0",
 		log4XXResponses: false,
+		// One line per alias would fill a screen at every start.
+		logRouteRegistration: "debug",
 		// moleculer-web's own lines per request are off: access-log.ts writes one line instead.
 		logRequest: null,
 		logResponse: null,
 		logRequestParams: null,
 		logResponseData: null,
 		optimizeOrder: false,
-		rootCallOptions(this: GatewayThis, options: { requestID?: string }, req: IncomingMessage) {
+		rootCallOptions(this: GatewayThis, options: { requestID?: string; parentSpan?: ParentSpan }, req: IncomingMessage) {
 			const given = req.headers["x-request-id"];
 			options.requestID = typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
+			// A caller's W3C trace context continues here; its trace id becomes the request id.
+			const parentSpan = parseTraceparent(req.headers.traceparent);
+			if (parentSpan !== undefined) options.parentSpan = parentSpan;
 		},
 		routes: [
 			{

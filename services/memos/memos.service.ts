@@ -7,6 +7,7 @@ import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
 import { call } from "../../shared/contract.js";
 import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
 import { nextSequence } from "../../shared/sequence.js";
+import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
@@ -247,6 +248,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
 				throw err;
 			}
+			countMemoCreated(this.broker, parentId === null ? "memo" : "comment");
 			// A new memo has only the attachments it was created with: no `attachments.forMemos` call.
 			const attachments = links === undefined ? [] : ((await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: true })) ?? []);
 			await replaceReferences(relationCollection(this.broker), memo._id, relatedIds, now);

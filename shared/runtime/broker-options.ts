@@ -1,7 +1,28 @@
 import type { BrokerOptions } from "moleculer";
 import { pino } from "pino";
 import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
+import { BusinessMetricsMiddleware } from "./business-metrics.js";
 import type { Config } from "./config.js";
+import { ConventionalPrometheusReporter, METRIC_EXCLUDES } from "./prometheus-reporter.js";
+import { tracingOptions } from "./tracing.js";
+
+/**
+ * NATS client options: the server of TRANSPORTER plus the credentials and TLS files of the
+ * environment (credentials in the URL count when NATS_USER is unset). Given as `servers`, not
+ * `url`: Moleculer's transporter would replace `user` and `pass` with the URL's (none).
+ */
+export function natsOptions(config: Config): Record<string, unknown> {
+	const url = new URL(config.transporter as string);
+	const { user, password, token, tls } = config.bus;
+	const options: Record<string, unknown> = {
+		servers: [`${url.protocol}//${url.host}`],
+		user: user ?? (decodeURIComponent(url.username) || undefined),
+		pass: password ?? (decodeURIComponent(url.password) || undefined),
+		token,
+		tls
+	};
+	return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}
 
 let stdout: ReturnType<typeof pino.destination> | undefined;
 
@@ -17,13 +38,16 @@ function stdoutDestination(): ReturnType<typeof pino.destination> {
 /** Broker settings for one process, the same in both run modes except the transporter. */
 export function brokerOptions(config: Config): BrokerOptions {
 	return {
-		namespace: "memos",
+		namespace: config.namespace,
 		nodeID: config.nodeId,
-		transporter: config.transporter ? { type: "NATS", options: { url: config.transporter } } : null,
+		transporter: config.transporter ? { type: "NATS", options: natsOptions(config) } : null,
 		logger:
 			config.logLevel === "silent"
 				? false
-				: {
+				: config.logFormat === "pretty"
+					? // At a terminal: one short coloured line per message (time, level, module, text).
+						{ type: "Console", options: { level: config.logLevel, formatter: "short", colors: true, moduleColors: false, autoPadding: false } }
+					: {
 						type: "Pino",
 						options: {
 							level: config.logLevel,
@@ -50,10 +74,12 @@ export function brokerOptions(config: Config): BrokerOptions {
 		registry: { strategy: "RoundRobin", preferLocal: true },
 		metrics: {
 			enabled: config.metricsEnabled,
-			reporter: [{ type: "Prometheus", options: { port: config.metricsPort, path: "/metrics" } }]
+			// Moleculer takes a reporter instance too, although its typings name only the options form.
+			reporter: [new ConventionalPrometheusReporter({ host: config.host, port: config.metricsPort, path: "/metrics", excludes: METRIC_EXCLUDES }) as never]
 		},
+		tracing: tracingOptions(config),
 		validator: true,
-		middlewares: [RequestContextMiddleware],
+		middlewares: [RequestContextMiddleware, BusinessMetricsMiddleware],
 		// The process owns SIGTERM: it drains and closes stores itself (shared/runtime/node.ts).
 		skipProcessEventRegistration: true
 	};

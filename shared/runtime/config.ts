@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -36,6 +37,22 @@ export interface Config {
 	jwtSecret: string;
 	/** Link metadata may fetch loopback and private addresses (tests only; contract 7.12). */
 	linkMetadataAllowPrivateNetworks: boolean;
+	/** Moleculer namespace: installations sharing one NATS see only their own namespace. */
+	namespace: string;
+	bus: BusSecurity;
+	/** Zipkin v2 endpoint base (`…/api/v2/spans` is appended); undefined: spans are not exported. */
+	tracingZipkinUrl: string | undefined;
+	logFormat: "pretty" | "json";
+	/** Gateway: request bodies above LARGE_BODY_BYTES read at once; more answer 429. */
+	maxLargeBodies: number;
+}
+
+/** NATS credentials and TLS files; secrets stay out of messages and logs. */
+export interface BusSecurity {
+	user?: string;
+	password?: string;
+	token?: string;
+	tls?: { caFile?: string; certFile?: string; keyFile?: string };
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -79,7 +96,17 @@ export const ENV_DEFAULTS = {
 	INSTANCE_URL: "",
 	COMMIT: "",
 	JWT_SECRET: "",
-	LINK_METADATA_ALLOW_PRIVATE_NETWORKS: "false"
+	LINK_METADATA_ALLOW_PRIVATE_NETWORKS: "false",
+	NAMESPACE: "memos",
+	NATS_USER: "",
+	NATS_PASSWORD: "",
+	NATS_TOKEN: "",
+	NATS_TLS_CA_FILE: "",
+	NATS_TLS_CERT_FILE: "",
+	NATS_TLS_KEY_FILE: "",
+	TRACING_ZIPKIN_URL: "",
+	LOG_FORMAT: "auto",
+	MAX_LARGE_BODIES: "4"
 } as const;
 
 function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
@@ -167,12 +194,56 @@ function jwtSecret(env: Env): string {
 	return raw;
 }
 
+function namespace(env: Env): string {
+	const raw = value(env, "NAMESPACE");
+	// It becomes part of every NATS subject (MOL-<namespace>.…), so only subject-safe characters.
+	if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError("NAMESPACE", `may hold 1-64 letters, digits, '_' and '-', got ${JSON.stringify(raw)}`);
+	return raw;
+}
+
+function readableFile(env: Env, name: keyof typeof ENV_DEFAULTS): string | undefined {
+	const file = value(env, name);
+	if (file === "") return undefined;
+	try {
+		accessSync(file, constants.R_OK);
+	} catch {
+		throw new ConfigError(name, `cannot read ${JSON.stringify(file)}`);
+	}
+	return file;
+}
+
+function bus(env: Env, transporter: string | undefined): BusSecurity {
+	const user = value(env, "NATS_USER");
+	const password = value(env, "NATS_PASSWORD");
+	const token = value(env, "NATS_TOKEN");
+	if (user !== "" && password === "") throw new ConfigError("NATS_PASSWORD", "is required when NATS_USER is set");
+	if (password !== "" && user === "") throw new ConfigError("NATS_USER", "is required when NATS_PASSWORD is set");
+	if (token !== "" && user !== "") throw new ConfigError("NATS_TOKEN", "cannot be combined with NATS_USER (pick one)");
+	const tls = { caFile: readableFile(env, "NATS_TLS_CA_FILE"), certFile: readableFile(env, "NATS_TLS_CERT_FILE"), keyFile: readableFile(env, "NATS_TLS_KEY_FILE") };
+	if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) throw new ConfigError(tls.certFile ? "NATS_TLS_KEY_FILE" : "NATS_TLS_CERT_FILE", "is required with the other client certificate file");
+	const security: BusSecurity = {};
+	if (user !== "") Object.assign(security, { user, password });
+	if (token !== "") security.token = token;
+	const anyTls = Object.values(tls).some(f => f !== undefined);
+	if (anyTls || transporter?.startsWith("tls:")) security.tls = Object.fromEntries(Object.entries(tls).filter(([, f]) => f !== undefined));
+	if (transporter === undefined && (user !== "" || token !== "" || anyTls)) throw new ConfigError("TRANSPORTER", "is required when NATS credentials or TLS files are set");
+	return security;
+}
+
+function logFormat(env: Env, isTerminal: boolean): "pretty" | "json" {
+	const raw = value(env, "LOG_FORMAT").toLowerCase();
+	if (raw === "auto") return isTerminal ? "pretty" : "json";
+	if (raw === "pretty" || raw === "json") return raw;
+	throw new ConfigError("LOG_FORMAT", `must be auto, pretty or json, got ${JSON.stringify(raw)}`);
+}
+
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, isTerminal = process.stdout.isTTY === true): Config {
 	const logLevel = value(env, "LOG_LEVEL").toLowerCase();
 	if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
 	const nodeId = env.NODE_ID?.trim() || `${os.hostname()}-${process.pid}`;
 	if (!/^[A-Za-z0-9._-]{1,128}$/.test(nodeId)) throw new ConfigError("NODE_ID", `may hold letters, digits, '.', '_' and '-' only, got ${JSON.stringify(nodeId)}`);
+	const transporter = url(env, "TRANSPORTER", ["nats:", "tls:"]);
 	return {
 		services: services(env),
 		nodeId,
@@ -182,7 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
 		metricsPort: port(env, "METRICS_PORT"),
 		metricsEnabled: bool(env, "METRICS_ENABLED"),
 		dataDir: path.resolve(value(env, "DATA_DIR")),
-		transporter: url(env, "TRANSPORTER", ["nats:", "tls:"]),
+		transporter,
 		mongoUrl: url(env, "MONGO_URL", ["mongodb:", "mongodb+srv:"]),
 		s3: s3(env),
 		logLevel: logLevel as LogLevel,
@@ -191,6 +262,11 @@ export function loadConfig(env: Env = process.env): Config {
 		instanceUrl: url(env, "INSTANCE_URL", ["http:", "https:"]) ?? "",
 		commit: value(env, "COMMIT"),
 		jwtSecret: jwtSecret(env),
-		linkMetadataAllowPrivateNetworks: bool(env, "LINK_METADATA_ALLOW_PRIVATE_NETWORKS")
+		linkMetadataAllowPrivateNetworks: bool(env, "LINK_METADATA_ALLOW_PRIVATE_NETWORKS"),
+		namespace: namespace(env),
+		bus: bus(env, transporter),
+		tracingZipkinUrl: url(env, "TRACING_ZIPKIN_URL", ["http:", "https:"]),
+		logFormat: logFormat(env, isTerminal),
+		maxLargeBodies: positiveInt(env, "MAX_LARGE_BODIES")
 	};
 }

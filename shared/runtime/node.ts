@@ -5,6 +5,7 @@ import { openBlobStore } from "../blob/open-blob-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import { openDocumentStore } from "../store/open-store.js";
 import { brokerOptions } from "./broker-options.js";
+import { checkBusAccess } from "./bus-check.js";
 import type { Config, ServiceName } from "./config.js";
 import { HealthServer } from "./health-server.js";
 import { readinessChecks } from "./readiness.js";
@@ -39,6 +40,7 @@ export interface NodeOverrides {
 /** Opens what the configured services need, starts them and the health server. */
 export async function startNode(config: Config, catalog: Catalog, overrides: NodeOverrides = {}): Promise<NodeHandle> {
 	const entries = config.services.map(name => catalog[name]);
+	await checkBusAccess(config);
 	const documents = entries.some(e => e.documents)
 		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db") })))
 		: undefined;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +19,9 @@ const MAIN = path.resolve("dist/services/main.js");
 
 export interface Cluster {
 	natsUrl: string;
+	/** nats-server requires these credentials; every started process gets them (NATS_USER, NATS_PASSWORD). */
+	natsUser: string;
+	natsPassword: string;
 	/** A temporary directory holding each process's data; removed by `stop`. */
 	dataRoot: string;
 	/** `http://127.0.0.1:<port>` of the process running the gateway. */
@@ -38,10 +42,14 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 	const dataRoot = await mkdtemp(path.join(os.tmpdir(), dataPrefix));
 	const natsPort = await freePort();
 	const gatewayPort = await freePort();
-	const nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort)], {});
+	const natsUser = "memos";
+	const natsPassword = randomBytes(18).toString("base64url");
+	const nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort), "--user", natsUser, "--pass", natsPassword], {});
 	const procs: Record<string, Proc> = {};
 	const cluster: Cluster = {
 		natsUrl: `nats://127.0.0.1:${natsPort}`,
+		natsUser,
+		natsPassword,
 		dataRoot,
 		gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
 		procs,
@@ -49,6 +57,8 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 			const proc = startProcess(process.execPath, [MAIN], {
 				SERVICES: services,
 				TRANSPORTER: cluster.natsUrl,
+				NATS_USER: natsUser,
+				NATS_PASSWORD: natsPassword,
 				NODE_ID: name,
 				DATA_DIR: path.join(dataRoot, name.replace(/,/g, "_")),
 				HOST: "127.0.0.1",
