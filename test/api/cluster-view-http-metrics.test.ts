@@ -1,5 +1,5 @@
-import type { AddressInfo } from "node:net";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
+import { metricsUrl as metricsUrlOf } from "../support/metrics.js";
 
 /** The gateway's HTTP metrics (contract 13) as Prometheus scrapes them from the metrics port. */
 describe("gateway HTTP metrics", () => {
@@ -8,10 +8,7 @@ describe("gateway HTTP metrics", () => {
 
 	beforeAll(async () => {
 		app = await startEmbeddedApp({ METRICS_ENABLED: "true", METRICS_PORT: "0" });
-		// Moleculer's Prometheus reporter keeps its HTTP server; with port 0 only it knows the port.
-		const reporters = (app.node.broker.metrics as unknown as { reporter: { server?: { address(): AddressInfo } }[] }).reporter;
-		const port = reporters.map(r => r.server?.address().port).find(Boolean);
-		metricsUrl = `http://127.0.0.1:${port}/metrics`;
+		metricsUrl = metricsUrlOf(app);
 	});
 	afterAll(async () => {
 		await app?.stop();
