@@ -2,6 +2,9 @@ import { ConfigError, loadConfig } from "../shared/runtime/config.js";
 import { startNode } from "../shared/runtime/node.js";
 import { CATALOG } from "./catalog.js";
 
+/** Time after the shutdown deadline for the broker to leave NATS and the stores to close. */
+const SHUTDOWN_GRACE_MS = 2000;
+
 /** The process entry point of both run modes: `SERVICES` decides what this process runs. */
 async function main(): Promise<void> {
 	let config;
@@ -25,6 +28,12 @@ async function main(): Promise<void> {
 
 	const shutdown = (signal: string) => {
 		node.broker.logger.info(`${signal} received, shutting down`);
+		// The node closes every connection at the deadline; should anything else still hang
+		// (a service's stop, a store's close), the process goes anyway.
+		setTimeout(() => {
+			console.error(`memos: shutdown did not finish within ${config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS} ms, exiting`);
+			process.exit(1);
+		}, config.shutdownTimeoutMs + SHUTDOWN_GRACE_MS).unref();
 		node.stop().then(
 			() => process.exit(0),
 			err => {

@@ -1,11 +1,13 @@
 import type { Context } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { call } from "../../shared/contract.js";
+import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
 import { instanceActions } from "../instance/instance.contract.js";
 
 /** Whether the ACCESS setting opens the instance's public content to anonymous callers (contract 2.2). */
 export async function instanceIsPublic(ctx: Context): Promise<boolean> {
-	return (await call(ctx, instanceActions.accessMode)) === "INSTANCE_ACCESS_MODE_PUBLIC";
+	// A read: another instance node may answer when the first fails mid-call.
+	return (await call(ctx, instanceActions.accessMode, undefined, { retries: IDEMPOTENT_RETRIES })) === "INSTANCE_ACCESS_MODE_PUBLIC";
 }
 
 /**

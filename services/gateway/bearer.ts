@@ -2,6 +2,7 @@ import type { Context } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { call } from "../../shared/contract.js";
 import { unauthenticated } from "../../shared/errors.js";
+import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
 import { ACCESS_TOKEN_MAX_LENGTH, authActions } from "../auth/auth.contract.js";
 
 /** `Bearer <token>`, the scheme in any case (contract 2.1); one token, nothing after it. */
@@ -14,5 +15,6 @@ const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 export async function callerOfAuthorization(ctx: Context<unknown, RequestMeta>, header: string): Promise<Caller> {
 	const token = BEARER.exec(header)?.[1];
 	if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
-	return call(ctx, authActions.verifyAccessToken, { token });
+	// A read: another auth node may answer when the first fails mid-call.
+	return call(ctx, authActions.verifyAccessToken, { token }, { retries: IDEMPOTENT_RETRIES });
 }

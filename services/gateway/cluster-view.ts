@@ -3,7 +3,7 @@ import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { toTimestamp } from "../../shared/proto-json.js";
-import { SERVICE_NAMES } from "../../shared/runtime/config.js";
+import { REQUIRED_SERVICES, SERVICE_NAMES } from "../../shared/runtime/config.js";
 import { callerOfAuthorization } from "./bearer.js";
 
 /** `GET /health/cluster` (contract 13): every node and service the gateway's registry knows, with availability. */
@@ -56,7 +56,10 @@ export interface ClusterClock {
 
 const isInternal = (name: string) => name.startsWith("$");
 
-/** The view and its HTTP status: 200 when every required service has an available node, else 503. */
+/**
+ * The view and its HTTP status: 200 when every required service has an available node, else
+ * 503; the body says "degraded" as soon as any listed service (an optional one too) has none.
+ */
 export function clusterView(nodes: readonly RegistryNode[], registered: readonly RegistryService[], clock: ClusterClock): { status: number; body: ClusterView } {
 	const servicesOn = (nodeId: string) => [...new Set(registered.filter(s => s.nodeID === nodeId && !isInternal(s.name)).map(s => s.name))].sort();
 	const nodeViews: NodeView[] = nodes
@@ -76,10 +79,11 @@ export function clusterView(nodes: readonly RegistryNode[], registered: readonly
 		const nodeCount = nodeViews.filter(n => n.available && n.services.includes(name)).length;
 		return { name, available: nodeCount > 0, nodeCount };
 	});
-	const complete = services.filter(s => (SERVICE_NAMES as readonly string[]).includes(s.name)).every(s => s.available);
+	const complete = services.filter(s => (REQUIRED_SERVICES as readonly string[]).includes(s.name)).every(s => s.available);
+	const whole = services.filter(s => (SERVICE_NAMES as readonly string[]).includes(s.name)).every(s => s.available);
 	return {
 		status: complete ? 200 : 503,
-		body: { status: complete ? "ok" : "degraded", generatedTime: toTimestamp(clock.now), services, nodes: nodeViews }
+		body: { status: whole ? "ok" : "degraded", generatedTime: toTimestamp(clock.now), services, nodes: nodeViews }
 	};
 }
 

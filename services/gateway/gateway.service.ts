@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { ServiceError, unauthenticated } from "../../shared/errors.js";
+import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
+import { drainOnShutdown } from "../../shared/runtime/http-drain.js";
+import { errorLog } from "../../shared/runtime/log-error.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.js";
@@ -23,9 +25,9 @@ import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
-import { toAliasPath, type RouteSpec } from "./route-spec.js";
+import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
 import { ROUTE_TABLE } from "./route-table.js";
-import { METHOD_NOT_ALLOWED, mapError, type MappedError } from "./status.js";
+import { METHOD_NOT_ALLOWED, SHUTTING_DOWN, mapError, type MappedError } from "./status.js";
 
 /** Levels at which the access log (info) is written. */
 const ACCESS_LOG_LEVELS = new Set(["info", "debug", "trace"]);
@@ -38,7 +40,7 @@ type GatewayRequest = IncomingMessage & {
 	$params: Record<string, unknown>;
 	$alias?: { spec?: RouteSpec };
 	/** The registry endpoint moleculer-web resolved for the alias. */
-	$endpoint: { action: unknown };
+	$endpoint: { action: { name: string }; isAvailable: boolean };
 	/** Request bytes taken out of the body (RouteSpec.bytesField). */
 	$bytes?: Buffer;
 	body?: unknown;
@@ -60,13 +62,14 @@ interface GatewayMethods {
 	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
 	callAction(route: unknown, actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true>;
 	sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void;
+	logFailure(req: IncomingMessage, err: unknown, mapped: MappedError): void;
 }
 
 /** What moleculer-web adds to the service that this schema uses. */
 interface GatewayVars {
 	aliases: Alias[];
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
-	server: { address(): AddressInfo | string | null };
+	server: Server;
 }
 
 type GatewayThis = Service<GatewaySettings> & GatewayMethods & GatewayVars;
@@ -77,11 +80,14 @@ function aliasesOf(table: readonly RouteSpec[]): Record<string, unknown> {
 	return aliases;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, head: boolean): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, head: boolean, headers: Record<string, string | number> = {}): void {
 	const text = JSON.stringify(body);
-	res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+	res.writeHead(status, { ...headers, "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
 	res.end(head ? undefined : text);
 }
+
+/** While the process drains, only the probes still reach moleculer-web; every other request is refused. */
+const PROBES = new Set(["/healthz", "/readyz"]);
 
 const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars> = {
 	name: "gateway",
@@ -130,7 +136,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 						sendJson(res, status, body, req.method === "HEAD");
 					},
 					async "GET /readyz"(this: GatewayThis, req: IncomingMessage, res: ServerResponse) {
-						const { status, body } = await readiness(readinessChecks(this.broker), false);
+						const { status, body } = await readiness(readinessChecks(this.broker), resourcesOf(this.broker).shutdown?.stopping ?? false);
 						sendJson(res, status, body, req.method === "HEAD");
 					},
 					"GET /health/cluster": clusterViewAlias,
@@ -151,7 +157,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				const url = req.parsedUrl ?? (req.url ?? "/").split("?")[0];
 				if (this.aliases.some(alias => alias.match(url as string))) mapped = METHOD_NOT_ALLOWED;
 			}
-			if (mapped.unexpected) this.logger.error("request failed", err);
+			this.logFailure(req, err, mapped);
 			this.sendStatus(req, res, mapped);
 		}
 	},
@@ -201,10 +207,15 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		 * stream (see bytes-field.ts); the rest is what moleculer-web does for our routes.
 		 */
 		async callAction(_route: unknown, _actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true> {
-			const options = req.$bytes ? { stream: Readable.from([req.$bytes], { objectMode: false }) } : undefined;
-			// Calling the resolved endpoint (as moleculer-web does) keeps its node choice; ctx.call
-			// accepts an endpoint although its typing only names action names.
-			const data = await req.$ctx.call(req.$endpoint as unknown as string, params, options);
+			const spec = req.$alias?.spec as RouteSpec;
+			const options = {
+				retries: isIdempotent(spec) ? IDEMPOTENT_RETRIES : 0,
+				...(req.$bytes ? { stream: Readable.from([req.$bytes], { objectMode: false }) } : {})
+			};
+			// Calling the resolved endpoint (as moleculer-web does) keeps its node choice, unless its
+			// node left since; ctx.call accepts an endpoint although its typing only names action names.
+			const target = req.$endpoint.isAvailable ? (req.$endpoint as unknown as string) : req.$endpoint.action.name;
+			const data = await req.$ctx.call(target, params, options);
 			this.sendResponse(req, res, data, req.$endpoint.action);
 			return true;
 		},
@@ -218,14 +229,33 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			// as moleculer-web's own error handler sends them.
 			const headers = (req as Partial<GatewayRequest>).$ctx?.meta as CookieMeta | undefined;
 			for (const [name, value] of Object.entries(headers?.$responseHeaders ?? {})) res.setHeader(name, value);
-			sendJson(res, mapped.http, mapped.body, req.method === "HEAD");
+			sendJson(res, mapped.http, mapped.body, req.method === "HEAD", mapped.retryAfter === undefined ? {} : { "Retry-After": mapped.retryAfter });
+		},
+
+		/**
+		 * Every failure with its error (name, message, stack, cause) and the request id: ours at
+		 * error level, the cluster's (node lost, time-out, queue full) at warn, the client's at debug.
+		 */
+		logFailure(req: IncomingMessage, err: unknown, mapped: MappedError): void {
+			const fields = errorLog(err, (req as Partial<GatewayRequest>).$ctx?.requestID ?? undefined);
+			if (mapped.unexpected) this.logger.error(fields, "request failed");
+			else if (mapped.http >= 500) this.logger.warn(fields, "request failed: service unavailable");
+			else this.logger.debug(fields, "request refused");
 		}
 	},
 
 	created() {
-		const { config } = resourcesOf(this.broker);
+		const { config, shutdown } = resourcesOf(this.broker);
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
+		// Before the metrics listener, so that refused requests are counted too.
+		if (shutdown) {
+			drainOnShutdown(this.server, shutdown, (req, res) => {
+				if ((req.method === "GET" || req.method === "HEAD") && PROBES.has((req.url ?? "/").split("?")[0] as string)) return false;
+				this.sendStatus(req, res, SHUTTING_DOWN);
+				return true;
+			});
+		}
 		instrumentHttp(this.broker, this.server);
 		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);
 		answerClientErrors(this.server);

@@ -50,7 +50,17 @@ export interface RouteSpec {
 	 * their count in the `$streamLength` param.
 	 */
 	bytesField?: string;
+	/**
+	 * A write that may safely run twice (it sets state, it does not add or take away): when a
+	 * node fails mid-call, the call is sent again to another node. Reads (GET) always are.
+	 */
+	idempotent?: true;
 	summary: string;
+}
+
+/** Whether a failed call may be sent again to another node (issue 16.2); the route table is the one place that says. */
+export function isIdempotent(spec: RouteSpec): boolean {
+	return spec.method === "GET" || spec.idempotent === true;
 }
 
 /** `{memo}` → `:memo`, and a literal colon escaped for path-to-regexp 8. */

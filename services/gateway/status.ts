@@ -1,4 +1,5 @@
 import { GRPC_CODES, isGrpcCodeName, type GrpcCodeName } from "../../shared/errors.js";
+import { BROKER_FAILURES } from "../../shared/runtime/call-failures.js";
 
 /** The contract's error body (1.8). */
 export interface StatusBody {
@@ -12,13 +13,19 @@ export interface MappedError {
 	body: StatusBody;
 	/** True when the cause is ours, not the client's: it is logged, never shown. */
 	unexpected: boolean;
+	/** Seconds for the `Retry-After` header: the failure is transient (UNAVAILABLE, RESOURCE_EXHAUSTED). */
+	retryAfter?: number;
 }
 
-type ErrorLike = { name?: unknown; type?: unknown; message?: unknown; data?: unknown; status?: unknown };
+type ErrorLike = { name?: unknown; type?: unknown; message?: unknown; data?: unknown; status?: unknown; retryable?: unknown };
+
+/** A node lost or a queue full passes within about a second (fail-over, issue 16). */
+const RETRY_AFTER_SECONDS = 1;
+const TRANSIENT: ReadonlySet<GrpcCodeName> = new Set(["UNAVAILABLE", "RESOURCE_EXHAUSTED"]);
 
 function status(grpc: GrpcCodeName, message: string, unexpected = false): MappedError {
 	const { code, http } = GRPC_CODES[grpc];
-	return { http, body: { code, message, details: [] }, unexpected };
+	return { http, body: { code, message, details: [] }, unexpected, ...(TRANSIENT.has(grpc) ? { retryAfter: RETRY_AFTER_SECONDS } : {}) };
 }
 
 /** Moleculer's parameter validator reports the first failing field. */
@@ -53,18 +60,19 @@ export function mapError(error: unknown): MappedError {
 			return status("INVALID_ARGUMENT", BODY_PARSER_MESSAGES["entity.too.large"] as string);
 		case "NotFoundError":
 			return status("NOT_FOUND", "Not Found");
-		case "ServiceNotFoundError":
-		case "ServiceNotAvailableError":
 		case "ServiceUnavailableError":
-		case "RequestTimeoutError":
-		case "BrokerDisconnectedError":
 			return status("UNAVAILABLE", "service unavailable");
-		case "QueueIsFullError":
-			return status("RESOURCE_EXHAUSTED", "too many requests in flight, retry later");
 		case "RateLimitExceeded":
 			return status("RESOURCE_EXHAUSTED", "rate limit exceeded");
 	}
+	const failure = BROKER_FAILURES[name];
+	if (failure === "exhausted") return status("RESOURCE_EXHAUSTED", "too many requests in flight, retry later");
+	// Moleculer marks its transient failures retryable, also those not named above.
+	if (failure === "unavailable" || err.retryable === true) return status("UNAVAILABLE", "service unavailable");
 	return status("INTERNAL", "internal error", true);
 }
 
 export const METHOD_NOT_ALLOWED: MappedError = status("UNIMPLEMENTED", "Method Not Allowed");
+
+/** A request that reached a gateway shutting down: another replica takes it. */
+export const SHUTTING_DOWN: MappedError = status("UNAVAILABLE", "the server is shutting down, retry later");

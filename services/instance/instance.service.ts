@@ -5,6 +5,7 @@ import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { fieldOf, stringOf } from "../../shared/request-message.js";
 import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
+import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { broadcast, call } from "../../shared/contract.js";
 import { settingUpdated } from "../../shared/settings/instance-settings.contract.js";
@@ -223,7 +224,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 						return ownerCounters(owner, await call(ctx, STATS_ACTIONS[owner]));
 					} catch (err) {
 						// An owner that is down or has no counters yet reads as 0 / -1 rather than failing the page.
-						this.logger.warn(`instance stats: no counters from ${owner}`, (err as Error).name);
+						this.logger.warn(errorLog(err), `instance stats: no counters from ${owner}`);
 						return {};
 					}
 				})

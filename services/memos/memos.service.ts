@@ -8,6 +8,7 @@ import { call } from "../../shared/contract.js";
 import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
+import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
 import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
@@ -302,7 +303,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		await ensureMemoExtrasIndexes(this.broker);
 		await this.purgeExpiredMemos(this.clockNow());
 		this.purgeTimer = setInterval(() => {
-			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn("purging deleted memos failed", err));
+			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "purging deleted memos failed"));
 		}, this.settings.purgeIntervalMs);
 		this.purgeTimer.unref();
 	},

@@ -1,9 +1,12 @@
 import type { BrokerOptions } from "moleculer";
 import { pino } from "pino";
-import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
 import { BusinessMetricsMiddleware } from "./business-metrics.js";
+import { CallDeadlineMiddleware } from "./call-deadline.js";
+import { FAILURE_POLICIES } from "./call-failures.js";
 import type { Config } from "./config.js";
+import { NatsTransporter } from "./nats-transporter.js";
 import { ConventionalPrometheusReporter, METRIC_EXCLUDES } from "./prometheus-reporter.js";
+import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
 import { tracingOptions } from "./tracing.js";
 
 /**
@@ -40,7 +43,7 @@ export function brokerOptions(config: Config): BrokerOptions {
 	return {
 		namespace: config.namespace,
 		nodeID: config.nodeId,
-		transporter: config.transporter ? { type: "NATS", options: natsOptions(config) } : null,
+		transporter: config.transporter ? new NatsTransporter(natsOptions(config)) : null,
 		logger:
 			config.logLevel === "silent"
 				? false
@@ -69,8 +72,10 @@ export function brokerOptions(config: Config): BrokerOptions {
 		requestTimeout: config.requestTimeoutMs,
 		// Stop waits for in-flight calls (up to the timeout) before services shut down.
 		tracking: { enabled: true, shutdownTimeout: config.shutdownTimeoutMs },
+		// The fallback for losses NATS cannot see; a node that leaves NATS is found sooner (node-liveness.ts).
 		heartbeatInterval: 5,
 		heartbeatTimeout: 15,
+		...FAILURE_POLICIES,
 		registry: { strategy: "RoundRobin", preferLocal: true },
 		metrics: {
 			enabled: config.metricsEnabled,
@@ -79,7 +84,7 @@ export function brokerOptions(config: Config): BrokerOptions {
 		},
 		tracing: tracingOptions(config),
 		validator: true,
-		middlewares: [RequestContextMiddleware, BusinessMetricsMiddleware],
+		middlewares: [RequestContextMiddleware, BusinessMetricsMiddleware, CallDeadlineMiddleware],
 		// The process owns SIGTERM: it drains and closes stores itself (shared/runtime/node.ts).
 		skipProcessEventRegistration: true
 	};

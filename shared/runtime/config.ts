@@ -6,6 +6,14 @@ import path from "node:path";
 export const SERVICE_NAMES = ["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
+/**
+ * The services the API cannot serve without: a gateway is ready only when each has an
+ * available node. The others are optional: without ai, transcription answers UNAVAILABLE and
+ * everything else keeps serving.
+ */
+export const OPTIONAL_SERVICES: readonly ServiceName[] = ["ai"];
+export const REQUIRED_SERVICES: readonly ServiceName[] = SERVICE_NAMES.filter(name => !OPTIONAL_SERVICES.includes(name));
+
 export interface S3Config {
 	endPoint: string;
 	port: number;

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Shutdown } from "./shutdown.js";
 
 /** A named readiness check; it throws (or rejects) when its part cannot serve. */
 export interface ReadinessCheck {
@@ -48,9 +49,15 @@ export async function readiness(checks: readonly ReadinessCheck[], stopping: boo
 /** `/healthz` and `/readyz` of contract 13 on the process's health port. */
 export class HealthServer {
 	private readonly server: http.Server;
-	private stopping = false;
 
-	constructor(private readonly checks: () => readonly ReadinessCheck[]) {
+	/**
+	 * From the start of `shutdown` readiness fails, so load balancers stop sending traffic; the
+	 * port keeps answering (503) until the process has drained.
+	 */
+	constructor(
+		private readonly checks: () => readonly ReadinessCheck[],
+		private readonly shutdown: Shutdown
+	) {
 		this.server = http.createServer((req, res) => {
 			void this.answer(req.method ?? "GET", (req.url ?? "/").split("?")[0] as string).then(({ status, body }) => {
 				const text = JSON.stringify(body);
@@ -63,13 +70,8 @@ export class HealthServer {
 	private async answer(method: string, url: string): Promise<HealthAnswer> {
 		if (method !== "GET" && method !== "HEAD") return { status: 501, body: { code: 12, message: "Method Not Allowed", details: [] } };
 		if (url === "/healthz") return liveness();
-		if (url === "/readyz") return readiness(this.checks(), this.stopping);
+		if (url === "/readyz") return readiness(this.checks(), this.shutdown.stopping);
 		return { status: 404, body: { code: 5, message: "Not Found", details: [] } };
-	}
-
-	/** From now on readiness fails, so load balancers stop sending traffic during shutdown. */
-	markStopping(): void {
-		this.stopping = true;
 	}
 
 	listen(port: number, host: string): Promise<number> {
@@ -79,7 +81,9 @@ export class HealthServer {
 		});
 	}
 
+	/** Closes at once: probes use short requests, and none may hold the process open. */
 	close(): Promise<void> {
-		return new Promise(resolve => this.server.close(() => resolve()));
+		this.server.closeAllConnections();
+		return new Promise(resolve => (this.server.listening ? this.server.close(() => resolve()) : resolve()));
 	}
 }

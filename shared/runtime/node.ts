@@ -8,8 +8,10 @@ import { brokerOptions } from "./broker-options.js";
 import { checkBusAccess } from "./bus-check.js";
 import type { Config, ServiceName } from "./config.js";
 import { HealthServer } from "./health-server.js";
+import { watchNodeLiveness } from "./node-liveness.js";
 import { readinessChecks } from "./readiness.js";
 import { attachResources } from "./resources.js";
+import { Shutdown } from "./shutdown.js";
 
 /** A service and the stores its process must open for it. */
 // Each service types its own settings and methods; the catalog only names and starts them.
@@ -27,7 +29,11 @@ export type Catalog = Record<ServiceName, ServiceEntry>;
 export interface NodeHandle {
 	broker: ServiceBroker;
 	healthPort: number;
-	/** Drains in-flight calls, then closes the broker, the stores and the health server. */
+	/**
+	 * Stops accepting, drains in-flight calls and requests, then closes the broker, the stores
+	 * and the health server; at SHUTDOWN_TIMEOUT_MS every connection is closed, whatever the
+	 * clients do.
+	 */
 	stop(): Promise<void>;
 }
 
@@ -53,10 +59,11 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 	}
 
 	const broker = new ServiceBroker(brokerOptions(config));
-	attachResources(broker, { config, documents, blobs });
+	const shutdown = new Shutdown();
+	attachResources(broker, { config, documents, blobs, shutdown });
 	for (const entry of entries) broker.createService(entry.schema);
 
-	const health = new HealthServer(() => readinessChecks(broker));
+	const health = new HealthServer(() => readinessChecks(broker), shutdown);
 	const closeStores = async () => {
 		await Promise.allSettled([documents?.close(), blobs?.close()]);
 	};
@@ -71,16 +78,27 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 		throw err;
 	}
 
+	const liveness = watchNodeLiveness(broker);
+
 	let stopping: Promise<void> | undefined;
 	return {
 		broker,
 		healthPort,
 		stop() {
 			stopping ??= (async () => {
-				health.markStopping();
-				await broker.stop();
-				await closeStores();
-				await health.close();
+				const deadline = setTimeout(() => {
+					broker.logger.warn(`Shutdown deadline (${config.shutdownTimeoutMs} ms) reached: closing every connection.`);
+					shutdown.force();
+				}, config.shutdownTimeoutMs);
+				try {
+					liveness.stop();
+					// The tracker waits for calls in flight (up to the same deadline) while the servers drain.
+					await Promise.all([shutdown.begin(), broker.stop()]);
+					await closeStores();
+				} finally {
+					clearTimeout(deadline);
+					await health.close();
+				}
 			})();
 			return stopping;
 		}

@@ -1,17 +1,20 @@
 import type { ServiceBroker } from "moleculer";
-import { SERVICE_NAMES } from "./config.js";
+import { REQUIRED_SERVICES } from "./config.js";
 import type { ReadinessCheck } from "./health-server.js";
 import { resourcesOf } from "./resources.js";
 
-/** The names of required services (contract 13) that no available node offers. */
+/** The names of required services that no available node offers. */
 export function missingServices(broker: ServiceBroker): string[] {
 	const available = new Set(
 		broker.registry.getServiceList({ onlyAvailable: true, skipInternal: true }).map(s => s.name)
 	);
-	return SERVICE_NAMES.filter(name => !available.has(name));
+	return REQUIRED_SERVICES.filter(name => !available.has(name));
 }
 
-/** What `/readyz` checks on this process: its own stores and transporter; the gateway also checks every required service. */
+/**
+ * What `/readyz` checks on this process: its own stores and transporter (disconnected from the
+ * moment NATS is lost, see nats-transporter.ts); the gateway also checks every required service.
+ */
 export function readinessChecks(broker: ServiceBroker): ReadinessCheck[] {
 	const { documents, blobs, config } = resourcesOf(broker);
 	const checks: ReadinessCheck[] = [];
@@ -26,7 +29,7 @@ export function readinessChecks(broker: ServiceBroker): ReadinessCheck[] {
 		});
 	}
 	if (config.services.includes("gateway")) {
-		for (const name of SERVICE_NAMES) {
+		for (const name of REQUIRED_SERVICES) {
 			checks.push({
 				name,
 				check: async () => {

@@ -2,6 +2,7 @@ import type { ServiceBroker } from "moleculer";
 import type { BlobStore } from "../blob/blob-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import type { Config } from "./config.js";
+import type { Shutdown } from "./shutdown.js";
 
 /**
  * What a process opens once and its services share: the document store, the blob store and
@@ -12,6 +13,8 @@ export interface Resources {
 	config: Config;
 	documents?: DocumentStore;
 	blobs?: BlobStore;
+	/** Set by startNode; absent for a bare broker in service tests. */
+	shutdown?: Shutdown;
 }
 
 const byBroker = new WeakMap<ServiceBroker, Resources>();

@@ -34,13 +34,22 @@ describe("cluster view (contract 13)", () => {
 	});
 
 	test("a required service whose only node is unavailable: 503, the service unavailable with no node", () => {
-		const nodes = [node("all-1", { local: true }), node("ai-1", { available: false, lastHeartbeatTime: 900 })];
-		const services = [...on("all-1", "gateway", "auth", "memos", "attachments", "spaces", "instance"), ...on("ai-1", "ai")];
+		const nodes = [node("all-1", { local: true }), node("memos-1", { available: false, lastHeartbeatTime: 900 })];
+		const services = [...on("all-1", "gateway", "auth", "ai", "attachments", "spaces", "instance"), ...on("memos-1", "memos")];
 		const { status, body } = clusterView(nodes, services, clock);
 		expect(status).toBe(503);
 		expect(body.status).toBe("degraded");
+		expect(body.services.find(s => s.name === "memos")).toEqual({ name: "memos", available: false, nodeCount: 0 });
+		expect(body.nodes.find(n => n.nodeId === "memos-1")).toMatchObject({ available: false, lastHeartbeatTime: "2025-03-01T09:58:20.000Z", services: ["memos"] });
+	});
+
+	test("the optional ai service without a node: 200, but degraded", () => {
+		const nodes = [node("all-1", { local: true }), node("ai-1", { available: false, lastHeartbeatTime: 900 })];
+		const services = [...on("all-1", "gateway", "auth", "memos", "attachments", "spaces", "instance"), ...on("ai-1", "ai")];
+		const { status, body } = clusterView(nodes, services, clock);
+		expect(status).toBe(200);
+		expect(body.status).toBe("degraded");
 		expect(body.services.find(s => s.name === "ai")).toEqual({ name: "ai", available: false, nodeCount: 0 });
-		expect(body.nodes.find(n => n.nodeId === "ai-1")).toMatchObject({ available: false, lastHeartbeatTime: "2025-03-01T09:58:20.000Z", services: ["ai"] });
 	});
 
 	test("services outside the required list are listed after it and do not decide the status", () => {

@@ -5,6 +5,7 @@ import { call, STREAM_LENGTH_PARAM } from "../../../shared/contract.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound, resourceExhausted, unauthenticated } from "../../../shared/errors.js";
 import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
+import { errorLog } from "../../../shared/runtime/log-error.js";
 import { blobsOf } from "../../../shared/runtime/resources.js";
 import { attachmentsActions, type UploadParams } from "../attachments.contract.js";
 import type { AttachmentsHostMethods } from "../attachments-methods.js";
@@ -237,7 +238,7 @@ export const UploadMixin: Partial<ServiceSchema<ServiceSettingSchema, Attachment
 
 	started() {
 		this.sweepTimer = setInterval(() => {
-			this.sweepUploads().catch((err: unknown) => this.logger.warn("sweeping expired upload sessions failed", err));
+			this.sweepUploads().catch((err: unknown) => this.logger.warn(errorLog(err), "sweeping expired upload sessions failed"));
 		}, SWEEP_INTERVAL_MS);
 		this.sweepTimer.unref();
 	},

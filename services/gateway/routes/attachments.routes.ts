@@ -61,6 +61,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		// Not `attachment`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
+		idempotent: true,
 		summary: "Renames an attachment (updateMask filename)."
 	},
 	{
@@ -88,6 +89,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "*",
 		empty: true,
+		idempotent: true,
 		summary: "Replaces the attachments of a memo (order kept, duplicates collapsed, dropped ones unlinked)."
 	}
 ];

@@ -36,6 +36,7 @@ export const identityProvidersRoutes: RouteSpec[] = [
 		access: "signed-in",
 		// Not `identityProvider`: the path parameter of that name would replace it.
 		body: "patch",
+		idempotent: true,
 		summary: "Changes the top-level fields named by updateMask (admins only)."
 	},
 	{

@@ -30,6 +30,7 @@ export const instanceRoutes: RouteSpec[] = [
 		action: instanceActions.batchGetSettings,
 		access: "anyone",
 		body: "*",
+		idempotent: true,
 		summary: "Several instance settings in request order; each key's read rights apply."
 	},
 	{
@@ -58,6 +59,7 @@ export const instanceRoutes: RouteSpec[] = [
 		access: "signed-in",
 		// Nested, as upstream's `body: "setting"`: an `updateMask` in the body cannot stand in for the query's (1.6).
 		body: "setting",
+		idempotent: true,
 		summary: "Replaces an instance setting, or the fields named by updateMask (admins only)."
 	}
 ];

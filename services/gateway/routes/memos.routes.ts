@@ -38,6 +38,7 @@ export const memosRoutes: RouteSpec[] = [
 		action: memosActions.batchGetLinkMetadata,
 		access: "public-instance",
 		body: "*",
+		idempotent: true,
 		summary: "Link metadata of 1-10 URLs, in input order."
 	},
 	{
@@ -56,6 +57,7 @@ export const memosRoutes: RouteSpec[] = [
 		access: "signed-in",
 		// Not `memo`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
+		idempotent: true,
 		summary: "Changes the fields named by updateMask."
 	},
 	{
@@ -99,6 +101,7 @@ export const memosRoutes: RouteSpec[] = [
 		action: memosActions.upsertMemoReaction,
 		access: "signed-in",
 		body: "*",
+		idempotent: true,
 		summary: "Sets the caller's reaction to a memo (one per user and memo)."
 	},
 	{
@@ -126,6 +129,7 @@ export const memosRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "*",
 		empty: true,
+		idempotent: true,
 		summary: "Replaces the memo's outgoing REFERENCE relations."
 	},
 	{

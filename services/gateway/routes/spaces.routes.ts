@@ -36,6 +36,7 @@ export const spacesRoutes: RouteSpec[] = [
 		access: "signed-in",
 		// Not `space`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
+		idempotent: true,
 		summary: "Changes the display name or description (space ADMINs)."
 	},
 	{
@@ -72,6 +73,7 @@ export const spacesRoutes: RouteSpec[] = [
 		access: "signed-in",
 		// Not `member`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
+		idempotent: true,
 		summary: "Changes a member's role; a space keeps at least one ADMIN (space ADMINs)."
 	},
 	{

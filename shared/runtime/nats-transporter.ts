@@ -1,0 +1,103 @@
+import { Errors, Transporters } from "moleculer";
+import type { NatsConnection, Subscription } from "nats";
+
+type OutgoingPacket = Parameters<Transporters.NATS["prepublish"]>[0];
+
+/** Moleculer's request packet type (`packets.js`). */
+const PACKET_REQUEST = "REQ";
+
+export type ProbeAnswer = "alive" | "gone" | "unknown";
+
+/**
+ * Moleculer's NATS transporter, told what NATS itself knows about connections.
+ *
+ * - Its own connection: Moleculer's transporter reports a NATS outage only when the client
+ *   gives up for good (never, with endless reconnects), so calls meanwhile wait their whole
+ *   time-out. Here a `disconnect` status marks the transit disconnected at once: calls fail
+ *   fast with BrokerDisconnectedError, calls in flight are rejected (their answers are lost
+ *   with the server), readiness turns false; `reconnect` runs Moleculer's own reconnect path
+ *   (node info sent again, every node rediscovered).
+ * - Other nodes: every node answers on `<prefix>.ALIVE.<nodeID>`, subscribed before its INFO
+ *   is sent, so no node can learn of it before it answers. `probe` asks one node; NATS replies
+ *   "no responders" when that node's connection is gone (see node-liveness.ts).
+ * - A request to a node the registry already has as gone fails at once (RequestRejectedError),
+ *   instead of being published to a subject nobody listens to and waiting its time-out.
+ */
+export class NatsTransporter extends Transporters.NATS {
+	private aliveSubscription: Subscription | undefined;
+
+	private get nats(): NatsConnection | null {
+		return this.client as NatsConnection | null;
+	}
+
+	private aliveSubject(nodeID: string): string {
+		return `${this.prefix}.ALIVE.${nodeID}`;
+	}
+
+	override async connect(): Promise<void> {
+		await super.connect();
+		void this.followStatus(this.nats as NatsConnection);
+	}
+
+	override async makeSubscriptions(topics: Array<Record<string, unknown>>): Promise<void> {
+		this.aliveSubscription ??= this.nats?.subscribe(this.aliveSubject(this.nodeID), { callback: (_err, msg) => msg.respond() });
+		await super.makeSubscriptions(topics);
+	}
+
+	private async followStatus(client: NatsConnection): Promise<void> {
+		for await (const status of client.status()) {
+			if (status.type === "disconnect") this.lostServer();
+			else if (status.type === "reconnect") await this.regainedServer();
+		}
+	}
+
+	private lostServer(): void {
+		if (!this.connected || this.transit.disconnecting) return;
+		this.logger.warn("NATS connection lost: calls to other nodes fail until it is back.");
+		this.connected = false;
+		this.transit.connected = false;
+		const nodes = new Set([...this.transit.pendingRequests.values()].map(request => request.nodeID));
+		for (const nodeID of nodes) if (nodeID) this.transit.removePendingRequestByNodeID(nodeID);
+		// Stops the heartbeat timers, so no node is declared dead for the server's absence.
+		this.broker.broadcastLocal("$transporter.disconnected", { graceFul: false });
+	}
+
+	private async regainedServer(): Promise<void> {
+		if (this.connected) return;
+		this.logger.info("NATS connection back.");
+		// Moleculer's reconnect path: sets `connected`, sends this node's INFO, rediscovers the others.
+		await this.onConnected(true);
+	}
+
+	override prepublish(packet: OutgoingPacket): Promise<void> {
+		if (packet.type === PACKET_REQUEST && packet.target != null && this.broker.registry.nodes.get(packet.target)?.available === false) {
+			return Promise.reject(new Errors.RequestRejectedError({ action: String((packet.payload as { action?: unknown }).action), nodeID: packet.target }));
+		}
+		return super.prepublish(packet);
+	}
+
+	/**
+	 * Whether a remote node still holds its NATS connection: "gone" only on NATS's own "no
+	 * responders" answer; a slow or unanswered probe is "unknown" (heartbeats decide then).
+	 */
+	async probe(nodeID: string, timeoutMs: number): Promise<ProbeAnswer> {
+		const client = this.nats;
+		if (!this.connected || !client) return "unknown";
+		try {
+			await client.request(this.aliveSubject(nodeID), undefined, { timeout: timeoutMs });
+			return "alive";
+		} catch (err) {
+			return (err as { code?: unknown }).code === "503" ? "gone" : "unknown";
+		}
+	}
+
+	/** Marks a node gone: its services leave the registry and its calls in flight are rejected. */
+	nodeGone(nodeID: string): void {
+		this.broker.registry.nodes.disconnected(nodeID, true);
+	}
+
+	override async disconnect(): Promise<void> {
+		this.aliveSubscription = undefined;
+		await super.disconnect();
+	}
+}
