@@ -24,13 +24,13 @@ function errorName(err: unknown): string {
 }
 
 /**
- * Failures after which another node may well succeed: the node left (rejected), no message
- * left this node (transporter down), the chosen endpoint is unavailable (circuit open) or no
- * longer has the service (stopping). A
- * time-out is not among them: the call may still be running, and a retry would double the
- * client's wait. Only calls the route table marks idempotent are retried at all.
+ * Failures after which another node may well succeed: the node left (rejected), the chosen
+ * endpoint is unavailable (circuit open) or no longer has the service (stopping). Not a
+ * time-out (the call may still be running, and a retry would double the client's wait), nor
+ * this node's own NATS outage (no other node is reachable either). Only calls the route table
+ * marks idempotent are retried at all.
  */
-const RETRYABLE = new Set(["RequestRejectedError", "BrokerDisconnectedError", "ServiceNotAvailableError", "ServiceNotFoundError"]);
+const RETRYABLE = new Set(["RequestRejectedError", "ServiceNotAvailableError", "ServiceNotFoundError"]);
 
 export function isRetryableFailure(err: unknown): boolean {
 	return RETRYABLE.has(errorName(err));

@@ -34,6 +34,9 @@ export interface Cluster {
 	 * gateway listens on `gatewayUrl`. `env` adds to or overrides these.
 	 */
 	start(name: string, services: string, env?: Record<string, string>): Promise<Proc>;
+	/** Kills nats-server (an outage for every process) and starts it again on the same port. */
+	killNats(): Promise<void>;
+	restartNats(): Promise<void>;
 	/** Kills every process and nats-server and removes the data. */
 	stop(): Promise<void>;
 }
@@ -44,7 +47,9 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 	const gatewayPort = await freePort();
 	const natsUser = "memos";
 	const natsPassword = randomBytes(18).toString("base64url");
-	const nats = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort), "--user", natsUser, "--pass", natsPassword], {});
+	const startNats = () => startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort), "--user", natsUser, "--pass", natsPassword], {});
+	const natsReady = () => waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
+	let nats = startNats();
 	const procs: Record<string, Proc> = {};
 	const cluster: Cluster = {
 		natsUrl: `nats://127.0.0.1:${natsPort}`,
@@ -70,6 +75,13 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 			procs[name] = proc;
 			return proc;
 		},
+		async killNats() {
+			await nats.stop("SIGKILL");
+		},
+		async restartNats() {
+			nats = startNats();
+			await natsReady();
+		},
 		async stop() {
 			await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
 			await nats.stop("SIGKILL");
@@ -77,7 +89,7 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 		}
 	};
 	try {
-		await waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
+		await natsReady();
 	} catch (err) {
 		await cluster.stop();
 		throw err;

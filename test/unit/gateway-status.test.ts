@@ -46,6 +46,20 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError(new Errors.RequestTimeoutError({ action: "instance.getProfile", nodeID: "n1" })).http).toBe(503);
 	});
 
+	test.each([
+		["a node gone mid-call", new Errors.RequestRejectedError({ action: "memos.getMemo", nodeID: "memos-1" })],
+		["the transporter down", new Errors.BrokerDisconnectedError("Broker is disconnected!")],
+		["no endpoint available", new Errors.ServiceNotAvailableError({ action: "memos.getMemo" })],
+		["no time left to call", new Errors.RequestSkippedError({ action: "memos.getMemo", nodeID: "memos-1" })],
+		["a retryable error Moleculer adds later", new Errors.MoleculerRetryableError("stream closed", 500, "STREAM_CLOSED")]
+	])("%s is UNAVAILABLE with Retry-After, never INTERNAL", (_, err) => {
+		expect(mapError(err)).toEqual({ http: 503, body: { code: 14, message: "service unavailable", details: [] }, unexpected: false, retryAfter: 1 });
+	});
+
+	test("a full queue (bulkhead) is RESOURCE_EXHAUSTED with Retry-After", () => {
+		expect(mapError(new Errors.QueueIsFullError({ action: "ai.transcribe", nodeID: "ai-1", size: 10, limit: 10 }))).toMatchObject({ http: 429, body: { code: 8 }, retryAfter: 1 });
+	});
+
 	test("anything else is INTERNAL with a generic message and no detail", () => {
 		const mapped = mapError(new TypeError("Cannot read properties of undefined (reading 'secret')"));
 		expect(mapped).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });

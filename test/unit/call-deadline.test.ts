@@ -1,0 +1,47 @@
+import { Errors, ServiceBroker } from "moleculer";
+import { CallDeadlineMiddleware } from "../../shared/runtime/call-deadline.js";
+
+/**
+ * A call that times out leaves nothing behind (issue 16.5): before, the caller's context stayed
+ * tracked and its request pending until an answer that never came, and the next shutdown waited
+ * the whole SHUTDOWN_TIMEOUT_MS for it.
+ */
+describe("calls past their time-out", () => {
+	const brokers: ServiceBroker[] = [];
+	let never: () => void = () => undefined;
+
+	beforeAll(async () => {
+		const options = { namespace: `deadline-${process.pid}`, transporter: "Fake", logger: false, tracking: { enabled: true, shutdownTimeout: 60000 }, middlewares: [CallDeadlineMiddleware] } as const;
+		brokers.push(new ServiceBroker({ ...options, nodeID: "caller" }), new ServiceBroker({ ...options, nodeID: "callee" }), new ServiceBroker({ ...options, nodeID: "lost" }));
+		brokers[1]?.createService({
+			name: "slow",
+			actions: {
+				hang: () => new Promise<void>(resolve => (never = resolve))
+			}
+		});
+		brokers[2]?.createService({ name: "lost", actions: { call: () => "never sent" } });
+		await Promise.all(brokers.map(b => b.start()));
+		await brokers[0]?.waitForServices(["slow", "lost"]);
+		// A node whose requests vanish (it died with them): no answer, not even a time-out.
+		(brokers[2]?.transit as unknown as { requestHandler: () => Promise<void> }).requestHandler = () => Promise.resolve();
+	});
+
+	afterAll(async () => {
+		never();
+		await Promise.all(brokers.map(b => b.stop()));
+	});
+
+	test("a call whose node never answers: RequestTimeoutError, and neither its context nor its pending request stays", async () => {
+		const caller = brokers[0] as ServiceBroker & { _trackedContexts: unknown[] };
+		await expect(caller.call("lost.call", {}, { timeout: 100 })).rejects.toBeInstanceOf(Errors.RequestTimeoutError);
+		expect(caller._trackedContexts).toHaveLength(0);
+		expect(caller.transit?.pendingRequests.size).toBe(0);
+	});
+
+	test("the callee stops tracking the handler at the time-out too, though the handler runs on", async () => {
+		const callee = brokers[1] as ServiceBroker;
+		const service = callee.getLocalService("slow") as unknown as { _trackedContexts: unknown[] };
+		await expect(callee.call("slow.hang", {}, { timeout: 100 })).rejects.toBeInstanceOf(Errors.RequestTimeoutError);
+		expect(service._trackedContexts).toHaveLength(0);
+	});
+});
