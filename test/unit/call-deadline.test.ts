@@ -1,4 +1,4 @@
-import { Errors, ServiceBroker } from "moleculer";
+import { Errors, ServiceBroker, type BrokerOptions } from "moleculer";
 import { CallDeadlineMiddleware } from "../../shared/runtime/call-deadline.js";
 
 /**
@@ -11,7 +11,7 @@ describe("calls past their time-out", () => {
 	let never: () => void = () => undefined;
 
 	beforeAll(async () => {
-		const options = { namespace: `deadline-${process.pid}`, transporter: "Fake", logger: false, tracking: { enabled: true, shutdownTimeout: 60000 }, middlewares: [CallDeadlineMiddleware] } as const;
+		const options: BrokerOptions = { namespace: `deadline-${process.pid}`, transporter: "Fake", logger: false, tracking: { enabled: true, shutdownTimeout: 60000 }, middlewares: [CallDeadlineMiddleware] };
 		brokers.push(new ServiceBroker({ ...options, nodeID: "caller" }), new ServiceBroker({ ...options, nodeID: "callee" }), new ServiceBroker({ ...options, nodeID: "lost" }));
 		brokers[1]?.createService({
 			name: "slow",
