@@ -63,12 +63,14 @@ interface GatewayMethods {
 	callAction(route: unknown, actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true>;
 	sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void;
 	logFailure(req: IncomingMessage, err: unknown, mapped: MappedError): void;
+	errorHandler(req: IncomingMessage, res: ServerResponse, err: unknown): void;
 }
 
 /** What moleculer-web adds to the service that this schema uses. */
 interface GatewayVars {
 	aliases: Alias[];
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
+	sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
 	server: Server;
 }
 
@@ -236,6 +238,11 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		 * Every failure with its error (name, message, stack, cause) and the request id: ours at
 		 * error level, the cluster's (node lost, time-out, queue full) at warn, the client's at debug.
 		 */
+		/** moleculer-web's own handler also logs 5xx failures, as a line without the error; onError logs each once, with it. */
+		errorHandler(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+			this.sendError(req, res, err);
+		},
+
 		logFailure(req: IncomingMessage, err: unknown, mapped: MappedError): void {
 			const fields = errorLog(err, (req as Partial<GatewayRequest>).$ctx?.requestID ?? undefined);
 			if (mapped.unexpected) this.logger.error(fields, "request failed");

@@ -62,18 +62,17 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 		await bundle.arrayBuffer();
 	});
 
-	test("when the only ai node stops, the view answers 503 with ai unavailable and its node offline", async () => {
+	test("when the only ai node stops, the view shows ai unavailable and its node offline; ai is optional, so the gateway stays ready", async () => {
 		expect(await cluster.procs.ai?.stop("SIGTERM")).toBe(0);
-		const res = await waitFor("the cluster view to notice", async () => {
+		const body = await waitFor("the cluster view to notice", async () => {
 			const r = await clusterView();
-			return r.status === 503 ? r : undefined;
+			const view = (await r.json()) as ClusterView;
+			return r.status === 200 && view.status === "degraded" ? view : undefined;
 		});
-		const body = (await res.json()) as ClusterView;
-		expect(body.status).toBe("degraded");
 		expect(body.services).toContainEqual({ name: "ai", available: false, nodeCount: 0 });
 		expect(body.nodes.find(n => n.nodeId === "ai-node")?.available).toBe(false);
 		const ready = await fetch(`${gatewayUrl}/readyz`);
-		expect(ready.status).toBe(503);
-		expect(await ready.json()).toEqual({ status: "not_ready", failing: ["ai"] });
+		expect(ready.status).toBe(200);
+		expect(await ready.json()).toEqual({ status: "ready" });
 	}, 30000);
 });

@@ -108,14 +108,19 @@ describe("GET /health/cluster", () => {
 		}
 	});
 
-	test("a required service with no node: 503, listed as unavailable", async () => {
+	test("the optional ai service with no node: 200 but degraded; a required one with no node: 503", async () => {
 		const { broker } = app.node;
 		await broker.destroyService(broker.getLocalService("ai"));
-		const res = await view(authHeaders(app.admin));
-		expect(res.status).toBe(503);
-		const body = (await res.json()) as ClusterView;
+		const withoutAi = await view(authHeaders(app.admin));
+		expect(withoutAi.status).toBe(200);
+		const body = (await withoutAi.json()) as ClusterView;
 		expect(body.status).toBe("degraded");
 		expect(body.services).toContainEqual({ name: "ai", available: false, nodeCount: 0 });
 		expect(body.nodes[0]?.services).not.toContain("ai");
+
+		await broker.destroyService(broker.getLocalService("spaces"));
+		const withoutSpaces = await view(authHeaders(app.admin));
+		expect(withoutSpaces.status).toBe(503);
+		expect(((await withoutSpaces.json()) as ClusterView).services).toContainEqual({ name: "spaces", available: false, nodeCount: 0 });
 	});
 });
