@@ -7,14 +7,13 @@ import { call } from "../../shared/contract.js";
 import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { countAttachmentBytes } from "../../shared/runtime/business-metrics.js";
 import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
-import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
-import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
+import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { memosActions, type MemoAccessInfo } from "../memos/memos.contract.js";
 import { spacesActions } from "../spaces/spaces.contract.js";
@@ -27,7 +26,7 @@ import { toAttachmentJson } from "./attachment-json.js";
 import type { AttachmentsHostMethods, NewAttachment } from "./attachments-methods.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
 import { checkLinks, parseMemoAttachmentNames, replaceLinks } from "./memo-links.js";
-import { listScope } from "./space-widening.js";
+import { listBranches } from "./space-widening.js";
 import { compileAttachmentFilter, parseAttachmentFilter } from "./filter/attachment-filter.js";
 import { LONG_TRANSFER, UploadMixin, type UploadMethods, type UploadVars } from "./upload/upload.mixin.js";
 
@@ -86,7 +85,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			}
 		},
 
-		/** GET /api/v1/attachments (contract 8.1): the caller's own attachments, filtered, ordered, one query per page. */
+		/** GET /api/v1/attachments (contract 8.1): the caller's own attachments (and a space's readable ones), filtered, ordered; pageSize + 1 entries per branch. */
 		listAttachments: {
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const caller = signedIn(ctx);
@@ -96,17 +95,18 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const sort = parseOrderBy(orderBy, ORDER_FIELDS, "create_time desc");
 				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const bound = { filter: filterText ?? "", orderBy: orderBy ?? "", caller: caller.id };
-				const token = queryStringOf(ctx.params.pageToken, "pageToken");
-				const position = decodePageToken(token, LIST_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
 				const isMember = typeof filter.spaceId === "string" && (await this.isSpaceMember(ctx, filter.spaceId, caller));
-				const parts: Filter[] = [listScope(caller, filter.spaceId, isMember), compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())];
-				if (position !== null) parts.push(afterPosition(sort, position));
-				const selected = parts.filter(part => Object.keys(part).length > 0);
-				const found = await this.attachmentCollection().find(selected.length === 1 ? selected[0] : { $and: selected }, { sort, limit: pageSize + 1 });
-				const page = found.slice(0, pageSize);
-				const last = page.at(-1);
-				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_ATTACHMENTS, bound, positionOf(last, sort)) : "";
-				return { attachments: page.map(toAttachmentJson), nextPageToken };
+				const page = await listPage(this.attachmentCollection(), {
+					operation: LIST_ATTACHMENTS,
+					query: bound,
+					pageSize,
+					pageToken: queryStringOf(ctx.params.pageToken, "pageToken"),
+					sort,
+					keyTypes: SORT_KEY_TYPES,
+					branches: listBranches(caller, filter.spaceId, isMember),
+					where: compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())
+				});
+				return { attachments: page.items.map(toAttachmentJson), nextPageToken: page.nextPageToken };
 			}
 		},
 
@@ -210,13 +210,16 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const pageSize = pageSizeParam(ctx.params.pageSize);
 				const sort = { memoPosition: 1, seq: 1 } as const;
 				const bound = { memo: memoId };
-				const position = decodePageToken(queryStringOf(ctx.params.pageToken, "pageToken"), LIST_MEMO_ATTACHMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
-				const query: Filter = position === null ? { memoId } : { $and: [{ memoId }, afterPosition(sort, position)] };
-				const found = await this.attachmentCollection().find(query, { sort, limit: pageSize + 1 });
-				const page = found.slice(0, pageSize);
-				const last = page.at(-1);
-				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_MEMO_ATTACHMENTS, bound, positionOf(last, sort)) : "";
-				return { attachments: page.map(toAttachmentJson), nextPageToken };
+				const page = await listPage(this.attachmentCollection(), {
+					operation: LIST_MEMO_ATTACHMENTS,
+					query: bound,
+					pageSize,
+					pageToken: queryStringOf(ctx.params.pageToken, "pageToken"),
+					sort,
+					keyTypes: SORT_KEY_TYPES,
+					branches: [{ memoId }]
+				});
+				return { attachments: page.items.map(toAttachmentJson), nextPageToken: page.nextPageToken };
 			}
 		},
 
@@ -414,11 +417,10 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 
 	async started() {
 		const attachments = this.attachmentCollection();
-		// ListAttachments: the owner first, then each sort key with the sequence tie-break.
+		// ListAttachments branches (space-widening.ts): the owner or the space first, then each sort key with the sequence tie-break.
 		for (const key of ["createTime", "filename", "type", "size"]) {
 			await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
-			// The space widening of contract 8.1.
-			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
+			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: -1, seq: -1 } });
 		}
 		await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1 } });
 	}

@@ -317,7 +317,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		const users = this.users();
 		await users.ensureIndex({ fields: { username: 1 }, unique: true });
 		await users.ensureIndex({ fields: { role: 1, createTime: 1 } });
-		await users.ensureIndex({ fields: { createTime: 1 } });
+		await users.ensureIndex({ fields: { createTime: 1, _id: 1 } });
 		const tokens = documents.collection<RefreshTokenDoc>(REFRESH_TOKENS);
 		await tokens.ensureIndex({ fields: { familyId: 1 } });
 		await tokens.ensureIndex({ fields: { userId: 1, expiresAt: 1 } });

@@ -2,13 +2,12 @@ import type { Context } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { failedPrecondition, invalidArgument, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
-import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
 import type { Filter } from "../../shared/store/document-store.js";
-import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { parseCommentOrderBy } from "./filter/order-by.js";
 import { assertReadable } from "./memo-access.js";
 import type { MemosActions } from "./memos-schema.js";
-import { readableQuery } from "./readable-query.js";
+import { readableBranches } from "./readable-query.js";
 
 const LIST_MEMO_COMMENTS = "ListMemoComments";
 
@@ -16,10 +15,10 @@ const SORT_KEY_TYPES = { createTime: "number", updateTime: "number", _id: "strin
 
 /**
  * The comments of `parentId` that `caller` may read (contract 3.2, 7.7): NORMAL and not
- * deleted, and the caller's own or visible to them, as one store query.
+ * deleted, and the caller's own or visible to them, as index-served branches.
  */
-export function readableCommentsQuery(parentId: string, caller: Caller | null, spaceIds: readonly string[] = []): Filter {
-	return readableQuery({ parentId, state: "NORMAL", deleteTime: null }, caller, spaceIds);
+function readableCommentBranches(parentId: string, caller: Caller | null, spaceIds: readonly string[]): Filter[] {
+	return readableBranches({ parentId, state: "NORMAL", deleteTime: null }, caller, spaceIds);
 }
 
 type CommentCtx<P> = Context<P, RequestMeta>;
@@ -69,16 +68,16 @@ export const commentActions: MemosActions = {
 			const spaces = await this.callerSpaces(ctx);
 			assertReadable(await memos.findOne({ _id: parentId }), parentId, caller, spaces);
 			const bound = { memo: parentId, orderBy, caller: caller?.id ?? null };
-			const position = decodePageToken(pageToken, LIST_MEMO_COMMENTS, bound, positionGuard(sort, SORT_KEY_TYPES));
-			const readable = readableCommentsQuery(parentId, caller, [...spaces.keys()]);
-			const filter = position === null ? readable : { $and: [readable, afterPosition(sort, position)] };
-			const found = await memos.find(filter, { sort, limit: pageSize + 1 });
-			const page = found.slice(0, pageSize);
-			const last = page.at(-1);
-			return {
-				memos: await this.memoResponses(ctx, page),
-				nextPageToken: found.length > pageSize && last !== undefined ? encodePageToken(LIST_MEMO_COMMENTS, bound, positionOf(last, sort)) : ""
-			};
+			const page = await listPage(memos, {
+				operation: LIST_MEMO_COMMENTS,
+				query: bound,
+				pageSize,
+				pageToken,
+				sort,
+				keyTypes: SORT_KEY_TYPES,
+				branches: readableCommentBranches(parentId, caller, [...spaces.keys()])
+			});
+			return { memos: await this.memoResponses(ctx, page.items), nextPageToken: page.nextPageToken };
 		}
 	}
 };

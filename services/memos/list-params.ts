@@ -1,4 +1,4 @@
-import { normalizePageSize } from "../../shared/page-token.js";
+import { normalizePageSize } from "../../shared/paging/list-page.js";
 import { parseInt32 } from "../../shared/proto-json.js";
 import { enumOf, queryBoolOf, queryParamOf, queryStringOf } from "../../shared/request-message.js";
 import type { MemoState } from "./memo-doc.js";

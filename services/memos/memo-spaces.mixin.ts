@@ -99,13 +99,5 @@ export const MemoSpacesMixin: Partial<ServiceSchema<ServiceSettingSchema, MemoSp
 
 	created(this: MixinThis) {
 		this.membershipCache = new BoundedCache({ ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_CACHE_USERS });
-	},
-
-	async started(this: MixinThis) {
-		const collection = memos(this);
-		// The SPACE branch of ListMemos (list-query.ts), and the memos of one space.
-		await collection.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, visibility: 1, spaceId: 1, createTime: -1, seq: -1 } });
-		await collection.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, visibility: 1, spaceId: 1, pinned: -1, createTime: -1, seq: -1 } });
-		await collection.ensureIndex({ fields: { spaceId: 1, deleteTime: 1 } });
 	}
 };

@@ -3,7 +3,7 @@ import { signedIn, type RequestMeta } from "../../shared/caller.js";
 import { alreadyExists, notFound } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken } from "../../shared/page-token.js";
+import { listPage } from "../../shared/paging/list-page.js";
 import { call } from "../../shared/contract.js";
 import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
 import { nextSequence } from "../../shared/sequence.js";
@@ -11,13 +11,14 @@ import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
-import { DuplicateKeyError, type Collection, type Filter } from "../../shared/store/document-store.js";
+import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { attachmentsActions, type LinkTarget } from "../attachments/attachments.contract.js";
 import { authActions } from "../auth/auth.contract.js";
 import { deriveContent } from "./content/derive-content.js";
 import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
 import { parseMemoOrderBy } from "./filter/order-by.js";
-import { candidateQuery } from "./list-query.js";
+import { candidateBranches } from "./list-query.js";
+import { ensureMemoIndexes } from "./memo-indexes.js";
 import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
@@ -27,7 +28,6 @@ import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
 import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
 import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
-import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { commentActions } from "./comments.js";
 import { linkMetadataActions } from "./link-metadata/link-metadata.js";
 import { deleteUserDataAction } from "./delete-user-data.js";
@@ -96,7 +96,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			}
 		},
 
-		/** ListMemos (contract 7.2): candidates, filter, order, one store query per page. */
+		/** ListMemos (contract 7.2): candidates as index-served branches, filter, order; at most pageSize + 1 entries read per branch. */
 		listMemos: {
 			async handler(ctx: MemoCtx<Record<string, unknown>>) {
 				const caller = ctx.meta.user ?? null;
@@ -111,29 +111,25 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					showDeleted: query.showDeleted,
 					caller: caller?.id ?? null
 				};
-				const position = decodePageToken(query.pageToken, LIST_MEMOS, bound, positionGuard(sort, SORT_KEY_TYPES));
-				const candidates = candidateQuery(caller, query.state, query.showDeleted, [...(await this.callerSpaces(ctx)).keys()]);
-				if (candidates === null) return { memos: [], nextPageToken: "" };
+				const branches = candidateBranches(caller, query.state, query.showDeleted, [...(await this.callerSpaces(ctx)).keys()]);
 
 				const creatorIds = new Map<string, string>();
-				if (filter.usernames.length > 0) {
+				if (branches.length > 0 && filter.usernames.length > 0) {
 					const users = await call(ctx, authActions.lookupUsers, { usernames: filter.usernames });
 					for (const user of users) creatorIds.set(user.username, user.id);
 				}
 				const now = ctx.meta.requestTime ?? Date.now();
-				const parts: Filter[] = [candidates, compileMemoFilter(filter, { now, creatorIds })];
-				if (position !== null) parts.push(afterPosition(sort, position));
-				const selected = parts.filter(part => Object.keys(part).length > 0);
-
-				const found = await this.memoCollection().find(selected.length === 1 ? selected[0] : { $and: selected }, {
+				const page = await listPage(this.memoCollection(), {
+					operation: LIST_MEMOS,
+					query: bound,
+					pageSize: query.pageSize,
+					pageToken: query.pageToken,
 					sort,
-					limit: query.pageSize + 1
+					keyTypes: SORT_KEY_TYPES,
+					branches,
+					where: compileMemoFilter(filter, { now, creatorIds })
 				});
-				const page = found.slice(0, query.pageSize);
-				const last = page.at(-1);
-				const nextPageToken =
-					found.length > query.pageSize && last !== undefined ? encodePageToken(LIST_MEMOS, bound, positionOf(last, sort)) : "";
-				return { memos: await this.memoResponses(ctx, page, { withDeleteTime: query.showDeleted }), nextPageToken };
+				return { memos: await this.memoResponses(ctx, page.items, { withDeleteTime: query.showDeleted }), nextPageToken: page.nextPageToken };
 			}
 		},
 
@@ -293,13 +289,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	async started() {
-		const memos = this.memoCollection();
-		// ListMemos branches (list-query.ts): equality fields, then the default and the pinned-first sort keys.
-		for (const owner of ["creatorId", "visibility"]) {
-			await memos.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, [owner]: 1, createTime: -1, seq: -1 } });
-			await memos.ensureIndex({ fields: { parentId: 1, state: 1, deleteTime: 1, [owner]: 1, pinned: -1, createTime: -1, seq: -1 } });
-		}
-		await memos.ensureIndex({ fields: { deleteTime: 1 } });
+		await ensureMemoIndexes(this.memoCollection());
 		await ensureMemoExtrasIndexes(this.broker);
 		await this.purgeExpiredMemos(this.clockNow());
 		this.purgeTimer = setInterval(() => {

@@ -3,13 +3,12 @@ import type { RequestMeta } from "../../shared/caller.js";
 import { internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
 import { generateId, pathId } from "../../shared/ids.js";
 import { formatReactionName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
 import { toTimestamp } from "../../shared/proto-json.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
 import { assertReadable } from "./memo-access.js";
 import type { MemosActions } from "./memos-schema.js";
-import { isTimePosition } from "./time-position.js";
 
 /** Reactions (contract 4.3, 7.10): at most one per (user, memo), enforced by a unique index. */
 export const MEMO_REACTIONS = "memo_reactions";
@@ -112,20 +111,17 @@ export const reactionActions: MemosActions = {
 			const pageSize = pageSizeParam(ctx.params.pageSize);
 			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
 			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
-			const bound = { memo: id };
-			const after = decodePageToken(ctx.params.pageToken, LIST_MEMO_REACTIONS, bound, isTimePosition);
-			const filter =
-				after === null
-					? { memoId: id }
-					: { memoId: id, $or: [{ createTime: { $gt: after.t } }, { createTime: after.t, _id: { $gt: after.k } }] };
-			const found = await reactionCollection(this.broker).find(filter, { sort: { createTime: 1, _id: 1 }, limit: pageSize + 1 });
-			const page = found.slice(0, pageSize);
-			const names = await this.creatorNames(ctx, page.map(doc => doc.creatorId));
-			const last = page.at(-1);
-			return {
-				reactions: page.map(doc => toReactionJson(doc, names.get(doc.creatorId) ?? "")),
-				nextPageToken: found.length > pageSize && last !== undefined ? encodePageToken(LIST_MEMO_REACTIONS, bound, { t: last.createTime, k: last._id }) : ""
-			};
+			const page = await listPage(reactionCollection(this.broker), {
+				operation: LIST_MEMO_REACTIONS,
+				query: { memo: id },
+				pageSize,
+				pageToken: ctx.params.pageToken,
+				sort: { createTime: 1, _id: 1 },
+				keyTypes: { createTime: "number", _id: "string" },
+				branches: [{ memoId: id }]
+			});
+			const names = await this.creatorNames(ctx, page.items.map(doc => doc.creatorId));
+			return { reactions: page.items.map(doc => toReactionJson(doc, names.get(doc.creatorId) ?? "")), nextPageToken: page.nextPageToken };
 		}
 	},
 

@@ -2,17 +2,18 @@ import type { Caller } from "../../shared/caller.js";
 import type { Filter } from "../../shared/store/document-store.js";
 
 /**
- * `common` narrowed to the memos `caller` may read (contract 3.2), as one store query:
- * anonymous callers PUBLIC ones; others their own, PUBLIC and PROTECTED ones, and SPACE ones
- * of `spaceIds` (the spaces they belong to). Each branch of the `$or` starts with `common`'s
- * equality fields, so MongoDB can answer it from a compound index.
+ * `common` narrowed to the memos `caller` may read (contract 3.2), as index-served branches
+ * (shared/paging/list-page.ts): anonymous callers the PUBLIC ones; others their own, the PUBLIC
+ * ones, the PROTECTED ones, and the SPACE ones of each space in `spaceIds` (the spaces they
+ * belong to). Each branch is `common`'s equality fields plus one owner field group that a
+ * memos index (memo-indexes.ts) continues with the sort keys.
  */
-export function readableQuery(common: Filter, caller: Caller | null, spaceIds: readonly string[]): Filter {
-	if (caller === null) return { ...common, visibility: "PUBLIC" };
-	const branches: Filter[] = [
+export function readableBranches(common: Filter, caller: Caller | null, spaceIds: readonly string[]): Filter[] {
+	if (caller === null) return [{ ...common, visibility: "PUBLIC" }];
+	return [
 		{ ...common, creatorId: caller.id },
-		{ ...common, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
+		{ ...common, visibility: "PUBLIC" },
+		{ ...common, visibility: "PROTECTED" },
+		...spaceIds.map(spaceId => ({ ...common, visibility: "SPACE", spaceId }))
 	];
-	if (spaceIds.length > 0) branches.push({ ...common, visibility: "SPACE", spaceId: { $in: [...spaceIds] } });
-	return { $or: branches };
 }

@@ -4,7 +4,6 @@ import type { Collection, Filter } from "../../shared/store/document-store.js";
 import { canRead } from "./memo-access.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import type { MemoDoc } from "./memo-doc.js";
-import type { TimePosition } from "./time-position.js";
 
 /**
  * Memo relations (contract 4.2, 7.8). REFERENCE relations are documents of `memo_relations`,
@@ -51,6 +50,16 @@ export function commentItem(comment: MemoDoc & { parentId: string }): RelationIt
 	return { t: comment.createTime, k: `c:${comment._id}`, type: "COMMENT", memoId: comment._id, relatedMemoId: comment.parentId };
 }
 
+/** Relation lists' order as a keyset sort over RelationItem, for their page tokens. */
+export const RELATION_ORDER = { t: 1, k: 1 } as const;
+export const RELATION_KEY_TYPES = { t: "number", k: "string" } as const;
+
+/** The position after which a relation page starts (RELATION_ORDER's keys). */
+export interface RelationPosition {
+	t: number;
+	k: string;
+}
+
 export function compareItems(a: RelationItem, b: RelationItem): number {
 	if (a.t !== b.t) return a.t - b.t;
 	return a.k < b.k ? -1 : a.k > b.k ? 1 : 0;
@@ -73,11 +82,11 @@ export function toRelationJson(item: RelationItem, docs: ReadonlyMap<string, Mem
 }
 
 /** Filters selecting the items after a position, for references (keyed by `_id`) and comments (keyed by `c:` + `_id`). */
-function afterReference(after: TimePosition): Filter {
+function afterReference(after: RelationPosition): Filter {
 	return { $or: [{ createTime: { $gt: after.t } }, { createTime: after.t, _id: { $gt: after.k } }] };
 }
 
-function afterComment(after: TimePosition): Filter {
+function afterComment(after: RelationPosition): Filter {
 	// Every `c:` key sorts before every `r:` key, so past a reference no comment of the same time is left.
 	const sameTime: Filter[] = after.k.startsWith("c:") ? [{ createTime: after.t, _id: { $gt: after.k.slice(2) } }] : [];
 	return { $or: [{ createTime: { $gt: after.t } }, ...sameTime] };
@@ -91,16 +100,20 @@ export async function relationItemsAfter(
 	relations: Collection<RelationDoc>,
 	memos: Collection<MemoDoc>,
 	memo: MemoDoc,
-	after: TimePosition | null,
+	after: RelationPosition | null,
 	limit: number
 ): Promise<RelationItem[]> {
-	const touching: Filter = { $or: [{ memoId: memo._id }, { relatedMemoId: memo._id }] };
-	const comments: Filter = { parentId: memo._id, deleteTime: null };
-	const [references, commentDocs] = await Promise.all([
-		relations.find(after === null ? touching : { $and: [touching, afterReference(after)] }, { sort: { createTime: 1, _id: 1 }, limit }),
-		memos.find(after === null ? comments : { $and: [comments, afterComment(after)] }, { sort: { createTime: 1, _id: 1 }, limit })
+	// Three index-served branches (shared/paging/list-page.ts): each direction of references, and the comments.
+	const branch = (filter: Filter, afterFilter: (position: RelationPosition) => Filter): Filter =>
+		after === null ? filter : { $and: [filter, afterFilter(after)] };
+	const order = { sort: { createTime: 1, _id: 1 } as const, limit };
+	const [outgoing, incoming, commentDocs] = await Promise.all([
+		relations.find(branch({ memoId: memo._id }, afterReference), order),
+		relations.find(branch({ relatedMemoId: memo._id }, afterReference), order),
+		memos.find(branch({ parentId: memo._id, deleteTime: null }, afterComment), order)
 	]);
-	const items = [...references.map(referenceItem), ...commentDocs.map(doc => commentItem(doc as MemoDoc & { parentId: string }))];
+	const references = new Map([...outgoing, ...incoming].map(doc => [doc._id, doc]));
+	const items = [...[...references.values()].map(referenceItem), ...commentDocs.map(doc => commentItem(doc as MemoDoc & { parentId: string }))];
 	if (typeof memo.parentId === "string") {
 		const own = commentItem(memo as MemoDoc & { parentId: string });
 		if (after === null || compareItems(own, { ...own, t: after.t, k: after.k }) > 0) items.push(own);

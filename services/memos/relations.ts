@@ -3,7 +3,7 @@ import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { parseName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { pageOf, pagePosition, pageSizeParam } from "../../shared/paging/list-page.js";
 import { enumOf, fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
@@ -13,14 +13,16 @@ import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import type { MemosActions } from "./memos-schema.js";
 import {
 	MEMO_RELATIONS,
+	RELATION_KEY_TYPES,
+	RELATION_ORDER,
 	readableBy,
 	referenceId,
 	relationItemsAfter,
 	toRelationJson,
 	type RelationDoc,
-	type RelationItem
+	type RelationItem,
+	type RelationPosition
 } from "./relations-store.js";
-import { isTimePosition } from "./time-position.js";
 
 const RELATION_TYPES = ["TYPE_UNSPECIFIED", "REFERENCE", "COMMENT"] as const;
 const LIST_MEMO_RELATIONS = "ListMemoRelations";
@@ -29,12 +31,11 @@ export function relationCollection(broker: ServiceBroker): Collection<RelationDo
 	return documentsOf(broker).collection<RelationDoc>(MEMO_RELATIONS);
 }
 
-/** Indexes for both directions in list order, and for a memo's comments in list order. */
+/** Indexes for both directions in list order (a memo's comments: memo-indexes.ts). */
 export async function ensureRelationIndexes(broker: ServiceBroker): Promise<void> {
 	const relations = relationCollection(broker);
 	await relations.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
 	await relations.ensureIndex({ fields: { relatedMemoId: 1, createTime: 1, _id: 1 } });
-	await documentsOf(broker).collection<MemoDoc>(MEMOS).ensureIndex({ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } });
 }
 
 function memoNameOf(value: unknown, field: string): string | undefined {
@@ -143,7 +144,8 @@ export const relationActions: MemosActions = {
 			const spaces = await this.callerSpaces(ctx);
 			assertReadable(memo, id, caller, spaces);
 			const bound = { memo: id, caller: caller?.id ?? null };
-			let after = decodePageToken(ctx.params.pageToken, LIST_MEMO_RELATIONS, bound, isTimePosition);
+			const list = { operation: LIST_MEMO_RELATIONS, query: bound, pageSize, pageToken: ctx.params.pageToken, sort: RELATION_ORDER, keyTypes: RELATION_KEY_TYPES };
+			let after: RelationPosition | null = pagePosition(list) as RelationPosition | null;
 
 			const relations = relationCollection(this.broker);
 			const docs = new Map<string, MemoDoc>([[memo._id, memo]]);
@@ -159,12 +161,8 @@ export const relationActions: MemosActions = {
 				if (kept.length > pageSize || batch.length <= pageSize || last === undefined) break;
 				after = { t: last.t, k: last.k };
 			}
-			const page = kept.slice(0, pageSize);
-			const end = page.at(-1);
-			return {
-				relations: page.map(item => toRelationJson(item, docs)),
-				nextPageToken: kept.length > pageSize && end !== undefined ? encodePageToken(LIST_MEMO_RELATIONS, bound, { t: end.t, k: end.k }) : ""
-			};
+			const page = pageOf(kept, list);
+			return { relations: page.items.map(item => toRelationJson(item, docs)), nextPageToken: page.nextPageToken };
 		}
 	}
 };

@@ -5,12 +5,11 @@ import { alreadyExists, failedPrecondition, notFound, permissionDenied } from ".
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { pathId, resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
-import { decodePageToken, encodePageToken, pageSizeParam } from "../../shared/page-token.js";
+import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
 import { nextSequence } from "../../shared/sequence.js";
 import { fieldOf, messageOf, queryBoolOf, queryStringOf } from "../../shared/request-message.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
-import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
 import { authActions, type UserRef } from "../auth/auth.contract.js";
 import { memosActions } from "../memos/memos.contract.js";
 import { changeRole, removeMember, type GuardCollections } from "./admin-guard.js";
@@ -64,17 +63,17 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 			async handler(ctx: Ctx<{ pageSize?: unknown; pageToken?: unknown }>) {
 				const caller = signedIn(ctx);
 				const pageSize = pageSizeParam(ctx.params.pageSize);
-				const bound = { caller: caller.id };
-				const token = queryStringOf(ctx.params.pageToken, "pageToken");
-				const position = decodePageToken(token, LIST_SPACES, bound, positionGuard(SPACES_SORT, SORT_KEY_TYPES));
-				const mine = { userId: caller.id };
-				const query = position === null ? mine : { $and: [mine, afterPosition(SPACES_SORT, position)] };
-				const found = await this.memberCollection().find(query, { sort: SPACES_SORT, limit: pageSize + 1 });
-				const page = found.slice(0, pageSize);
+				const { items: page, nextPageToken } = await listPage(this.memberCollection(), {
+					operation: LIST_SPACES,
+					query: { caller: caller.id },
+					pageSize,
+					pageToken: queryStringOf(ctx.params.pageToken, "pageToken"),
+					sort: SPACES_SORT,
+					keyTypes: SORT_KEY_TYPES,
+					branches: [{ userId: caller.id }]
+				});
 				const spaces = new Map((await this.spaceCollection().find({ _id: { $in: page.map(m => m.spaceId) } })).map(s => [s._id, s]));
 				const users = await this.usersById(ctx, [...spaces.values()].map(s => s.creatorId));
-				const last = page.at(-1);
-				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_SPACES, bound, positionOf(last, SPACES_SORT)) : "";
 				const listed = page.flatMap(membership => {
 					const space = spaces.get(membership.spaceId);
 					if (space === undefined) return [];
@@ -182,16 +181,16 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				const caller = signedIn(ctx);
 				const { space } = await this.spaceFor(ctx.params.space, caller, "member");
 				const pageSize = pageSizeParam(ctx.params.pageSize);
-				const bound = { space: space._id };
-				const token = queryStringOf(ctx.params.pageToken, "pageToken");
-				const position = decodePageToken(token, LIST_SPACE_MEMBERS, bound, positionGuard(MEMBERS_SORT, SORT_KEY_TYPES));
-				const ofSpace = { spaceId: space._id };
-				const query = position === null ? ofSpace : { $and: [ofSpace, afterPosition(MEMBERS_SORT, position)] };
-				const found = await this.memberCollection().find(query, { sort: MEMBERS_SORT, limit: pageSize + 1 });
-				const page = found.slice(0, pageSize);
+				const { items: page, nextPageToken } = await listPage(this.memberCollection(), {
+					operation: LIST_SPACE_MEMBERS,
+					query: { space: space._id },
+					pageSize,
+					pageToken: queryStringOf(ctx.params.pageToken, "pageToken"),
+					sort: MEMBERS_SORT,
+					keyTypes: SORT_KEY_TYPES,
+					branches: [{ spaceId: space._id }]
+				});
 				const users = await this.usersById(ctx, page.map(m => m.userId));
-				const last = page.at(-1);
-				const nextPageToken = found.length > pageSize && last !== undefined ? encodePageToken(LIST_SPACE_MEMBERS, bound, positionOf(last, MEMBERS_SORT)) : "";
 				const members = page.flatMap(m => {
 					const user = users.get(m.userId);
 					return user === undefined ? [] : [toMemberJson(m, user.username)];

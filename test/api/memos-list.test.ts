@@ -1,4 +1,4 @@
-import { encodePageToken } from "../../shared/page-token.js";
+import { encodePageToken } from "../../shared/paging/page-token.js";
 import type { Session } from "../support/users.js";
 import { listAll } from "../support/memos-client.js";
 import { usePopulatedApp } from "../support/populated-app.js";

@@ -1,5 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
-import { candidateQuery } from "../../services/memos/list-query.js";
+import { candidateBranches } from "../../services/memos/list-query.js";
 import { parseListMemosQuery } from "../../services/memos/list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable, canRead } from "../../services/memos/memo-access.js";
 import { parseCreateMemo } from "../../services/memos/memo-create.js";
@@ -204,20 +204,22 @@ describe("ListMemos query parameters", () => {
 
 describe("ListMemos candidates (contract 7.2)", () => {
 	test("anonymous callers see PUBLIC memos, and no archived ones", () => {
-		expect(candidateQuery(null, "NORMAL", false)).toEqual({ parentId: null, state: "NORMAL", deleteTime: null, visibility: "PUBLIC" });
-		expect(candidateQuery(null, "ARCHIVED", false)).toBeNull();
+		expect(candidateBranches(null, "NORMAL", false)).toEqual([{ parentId: null, state: "NORMAL", deleteTime: null, visibility: "PUBLIC" }]);
+		expect(candidateBranches(null, "ARCHIVED", false)).toEqual([]);
 	});
 
-	test("signed-in callers see their own memos and others' PUBLIC and PROTECTED ones", () => {
-		expect(candidateQuery(bob, "NORMAL", false)).toEqual({
-			$or: [
-				{ parentId: null, state: "NORMAL", deleteTime: null, creatorId: bob.id },
-				{ parentId: null, state: "NORMAL", deleteTime: null, visibility: { $in: ["PUBLIC", "PROTECTED"] } }
-			]
-		});
+	test("signed-in callers see their own memos, others' PUBLIC and PROTECTED ones, and the SPACE ones of each of their spaces, one branch each", () => {
+		const common = { parentId: null, state: "NORMAL", deleteTime: null };
+		expect(candidateBranches(bob, "NORMAL", false, ["s1", "s2"])).toEqual([
+			{ ...common, creatorId: bob.id },
+			{ ...common, visibility: "PUBLIC" },
+			{ ...common, visibility: "PROTECTED" },
+			{ ...common, visibility: "SPACE", spaceId: "s1" },
+			{ ...common, visibility: "SPACE", spaceId: "s2" }
+		]);
 	});
 
 	test("archived: own only; showDeleted lifts the deleteTime condition", () => {
-		expect(candidateQuery(admin, "ARCHIVED", true)).toEqual({ parentId: null, state: "ARCHIVED", creatorId: admin.id });
+		expect(candidateBranches(admin, "ARCHIVED", true)).toEqual([{ parentId: null, state: "ARCHIVED", creatorId: admin.id }]);
 	});
 });

@@ -6,7 +6,7 @@ import {
 	decodePageToken,
 	encodePageToken,
 	normalizePageSize
-} from "../../shared/page-token.js";
+} from "../../shared/paging/page-token.js";
 import { thrownServiceError } from "../support/service-errors.js";
 
 function expectInvalidToken(fn: () => unknown): void {

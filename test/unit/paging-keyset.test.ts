@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterPosition, positionGuard, positionOf } from "../../shared/store/keyset.js";
+import { afterPosition, positionGuard, positionOf } from "../../shared/paging/keyset.js";
 import type { Doc, Sort } from "../../shared/store/document-store.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { internal, invalidArgument } from "./errors.js";
-import { parseInt32 } from "./proto-json.js";
+import { internal, invalidArgument } from "../errors.js";
+import { parseInt32 } from "../proto-json.js";
 
 /** Every paginated list shares these (contract 1.7, 14). */
 export const PAGE_SIZE_DEFAULT = 50;

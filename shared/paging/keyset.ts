@@ -1,0 +1,91 @@
+import type { Filter, Sort } from "../store/document-store.js";
+
+/**
+ * Keyset pagination: a page token holds the sort-key values of the last item served, and
+ * the next page starts strictly after it in the sort order. Unlike an offset, this neither
+ * repeats nor skips items when others are inserted between pages, and an index on the sort
+ * keys lets the store seek to the position. The sort must end in a unique key.
+ */
+
+export type Position = Record<string, string | number | boolean>;
+
+/** The JS type each sort key of a list holds, so that forged positions are refused. */
+export type KeyTypes = Record<string, "string" | "number" | "boolean">;
+
+export function positionOf(doc: Record<string, unknown>, sort: Sort): Position {
+	const position: Position = {};
+	for (const key of Object.keys(sort)) position[key] = doc[key] as string | number | boolean;
+	return position;
+}
+
+/** A checker for positions of `sort`, whose keys must hold the JS types given (a token may be forged). */
+export function positionGuard(sort: Sort, types: KeyTypes) {
+	return (value: unknown): value is Position => {
+		if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+		const keys = Object.keys(sort);
+		if (Object.keys(value).length !== keys.length) return false;
+		return keys.every(key => {
+			const v = (value as Record<string, unknown>)[key];
+			return typeof v === types[key] && (typeof v !== "number" || Number.isFinite(v));
+		});
+	};
+}
+
+/**
+ * Documents strictly after `position` in `sort` order: for some key, all earlier keys equal
+ * and this one beyond. Booleans are spelled as equalities, the same in every store. When
+ * the first key is not a boolean, its non-strict bound stands beside the `$or` as well, so a
+ * store reads only the index range from the position on instead of testing every entry.
+ */
+export function afterPosition(sort: Sort, position: Position): Filter {
+	const branches: Filter[] = [];
+	const equal: Filter = {};
+	for (const [key, direction] of Object.entries(sort)) {
+		const value = position[key];
+		if (typeof value === "boolean") {
+			const beyond = direction === 1 ? !value : value;
+			if (beyond) branches.push({ ...equal, [key]: !value });
+		} else {
+			branches.push({ ...equal, [key]: { [direction === 1 ? "$gt" : "$lt"]: value } });
+		}
+		equal[key] = value;
+	}
+	if (branches.length === 1) return branches[0];
+	const [first, direction] = Object.entries(sort)[0];
+	const start = position[first];
+	if (typeof start === "boolean") return { $or: branches };
+	return { $and: [{ [first]: { [direction === 1 ? "$gte" : "$lte"]: start } }, { $or: branches }] };
+}
+
+/**
+ * Strings in code point order, as MongoDB (binary comparison) and SQLite (BINARY collation
+ * of UTF-8) order them; JavaScript's `<` compares UTF-16 units, which differs past U+D7FF.
+ */
+function compareStrings(a: string, b: string): number {
+	const length = Math.min(a.length, b.length);
+	for (let i = 0; i < length; i++) {
+		const x = a.codePointAt(i) as number;
+		const y = b.codePointAt(i) as number;
+		if (x !== y) return x < y ? -1 : 1;
+		if (x > 0xffff) i++;
+	}
+	return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+function compareValues(a: unknown, b: unknown): number {
+	if (typeof a === "string" && typeof b === "string") return compareStrings(a, b);
+	if ((typeof a === "number" && typeof b === "number") || (typeof a === "boolean" && typeof b === "boolean")) return a === b ? 0 : a < b ? -1 : 1;
+	throw new TypeError(`sort keys of different types cannot be compared: ${typeof a} and ${typeof b}`);
+}
+
+/** Orders documents as the store orders them under `sort` (used to merge branch pages). */
+export function sortComparator(sort: Sort): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
+	const keys = Object.entries(sort);
+	return (a, b) => {
+		for (const [key, direction] of keys) {
+			const order = compareValues(a[key], b[key]);
+			if (order !== 0) return order * direction;
+		}
+		return 0;
+	};
+}
