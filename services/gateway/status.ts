@@ -17,7 +17,7 @@ export interface MappedError {
 	retryAfter?: number;
 }
 
-type ErrorLike = { name?: unknown; type?: unknown; message?: unknown; data?: unknown; status?: unknown; retryable?: unknown };
+type ErrorLike = { name?: unknown; type?: unknown; code?: unknown; message?: unknown; data?: unknown; status?: unknown; retryable?: unknown };
 
 /** A node lost or a queue full passes within about a second (fail-over, issue 16). */
 const RETRY_AFTER_SECONDS = 1;
@@ -33,6 +33,17 @@ function validationMessage(data: unknown): string {
 	const first = Array.isArray(data) ? (data[0] as { message?: unknown } | undefined) : undefined;
 	return typeof first?.message === "string" ? `invalid argument: ${first.message}` : "invalid argument";
 }
+
+/**
+ * The storage itself failing (the errno Node reports, kept by Moleculer when the error crosses
+ * the transporter): the write was not saved, and the client is told why (issue 16.6).
+ */
+const STORAGE_FAILURES: Record<string, [GrpcCodeName, string]> = {
+	ENOSPC: ["RESOURCE_EXHAUSTED", "storage is full: the change was not saved"],
+	EDQUOT: ["RESOURCE_EXHAUSTED", "storage quota exceeded: the change was not saved"],
+	EROFS: ["UNAVAILABLE", "storage is read-only: the change was not saved"],
+	EIO: ["UNAVAILABLE", "storage input/output error"]
+};
 
 /** Failures of the body parser (body-parser sets `type` to `entity.*`) are the client's. */
 const BODY_PARSER_MESSAGES: Record<string, string> = {
@@ -65,6 +76,7 @@ export function mapError(error: unknown): MappedError {
 		case "RateLimitExceeded":
 			return status("RESOURCE_EXHAUSTED", "rate limit exceeded");
 	}
+	if (typeof err.code === "string" && Object.hasOwn(STORAGE_FAILURES, err.code)) return status(...(STORAGE_FAILURES[err.code] as [GrpcCodeName, string]));
 	const failure = BROKER_FAILURES[name];
 	if (failure === "exhausted") return status("RESOURCE_EXHAUSTED", "too many requests in flight, retry later");
 	// Moleculer marks its transient failures retryable, also those not named above.

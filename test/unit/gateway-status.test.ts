@@ -56,6 +56,14 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError(err)).toEqual({ http: 503, body: { code: 14, message: "service unavailable", details: [] }, unexpected: false, retryAfter: 1 });
 	});
 
+	test("a full disk is RESOURCE_EXHAUSTED and a failing one UNAVAILABLE, with a clear message, never INTERNAL", () => {
+		const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
+		expect(mapError(full)).toMatchObject({ http: 429, body: { code: 8, message: "storage is full: the change was not saved" }, unexpected: false });
+		// As it arrives from another node: Moleculer keeps the name, message and code.
+		const remote = Object.assign(new Error("EIO: i/o error, write"), { name: "Error", code: "EIO" });
+		expect(mapError(remote)).toMatchObject({ http: 503, body: { code: 14 }, unexpected: false });
+	});
+
 	test("a full queue (bulkhead) is RESOURCE_EXHAUSTED with Retry-After", () => {
 		expect(mapError(new Errors.QueueIsFullError({ action: "ai.transcribe", nodeID: "ai-1", size: 10, limit: 10 }))).toMatchObject({ http: 429, body: { code: 8 }, retryAfter: 1 });
 	});
