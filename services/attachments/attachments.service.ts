@@ -422,7 +422,8 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
 			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: -1, seq: -1 } });
 		}
-		await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1 } });
+		// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
+		await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });
 	}
 };
 
