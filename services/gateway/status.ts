@@ -76,7 +76,8 @@ export function mapError(error: unknown): MappedError {
 		case "RateLimitExceeded":
 			return status("RESOURCE_EXHAUSTED", "rate limit exceeded");
 	}
-	if (typeof err.code === "string" && Object.hasOwn(STORAGE_FAILURES, err.code)) return status(...(STORAGE_FAILURES[err.code] as [GrpcCodeName, string]));
+	// Ours, not the client's: logged as an error, though the message says what happened.
+	if (typeof err.code === "string" && Object.hasOwn(STORAGE_FAILURES, err.code)) return status(...(STORAGE_FAILURES[err.code] as [GrpcCodeName, string]), true);
 	const failure = BROKER_FAILURES[name];
 	if (failure === "exhausted") return status("RESOURCE_EXHAUSTED", "too many requests in flight, retry later");
 	// Moleculer marks its transient failures retryable, also those not named above.

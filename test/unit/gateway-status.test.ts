@@ -56,12 +56,12 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError(err)).toEqual({ http: 503, body: { code: 14, message: "service unavailable", details: [] }, unexpected: false, retryAfter: 1 });
 	});
 
-	test("a full disk is RESOURCE_EXHAUSTED and a failing one UNAVAILABLE, with a clear message, never INTERNAL", () => {
+	test("a full disk is RESOURCE_EXHAUSTED and a failing one UNAVAILABLE, with a clear message, never INTERNAL; logged as ours", () => {
 		const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
-		expect(mapError(full)).toMatchObject({ http: 429, body: { code: 8, message: "storage is full: the change was not saved" }, unexpected: false });
+		expect(mapError(full)).toMatchObject({ http: 429, body: { code: 8, message: "storage is full: the change was not saved" }, unexpected: true });
 		// As it arrives from another node: Moleculer keeps the name, message and code.
 		const remote = Object.assign(new Error("EIO: i/o error, write"), { name: "Error", code: "EIO" });
-		expect(mapError(remote)).toMatchObject({ http: 503, body: { code: 14 }, unexpected: false });
+		expect(mapError(remote)).toMatchObject({ http: 503, body: { code: 14 }, unexpected: true });
 	});
 
 	test("a full queue (bulkhead) is RESOURCE_EXHAUSTED with Retry-After", () => {
