@@ -218,19 +218,9 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 
 		async gatherStats(ctx: Context<unknown, RequestMeta>): Promise<Record<string, unknown>> {
 			const owners = Object.keys(STATS_OWNERS) as (keyof typeof STATS_OWNERS)[];
-			const parts = await Promise.all(
-				owners.map(async owner => {
-					try {
-						return ownerCounters(owner, await call(ctx, STATS_ACTIONS[owner]));
-					} catch (err) {
-						// An owner that is down or has no counters yet reads as 0 / -1 rather than failing the page.
-						this.logger.warn(errorLog(err), `instance stats: no counters from ${owner}`);
-						return {};
-					}
-				})
-			);
+			const parts = await Promise.all(owners.map(async owner => ownerCounters(owner, await call(ctx, STATS_ACTIONS[owner]))));
 			const documents = documentsOf(this.broker);
-			const counters: OwnerCounters = Object.assign({}, ...parts);
+			const counters = Object.assign({}, ...parts) as Required<OwnerCounters>;
 			return toStatsJson(counters, { driver: documents.driver, sizeBytes: await documents.sizeBytes() }, Date.now());
 		}
 	},

@@ -1,4 +1,5 @@
 import type { ActionRef } from "../../shared/contract.js";
+import { internal } from "../../shared/errors.js";
 import { toInt64, toTimestamp } from "../../shared/proto-json.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { authActions } from "../auth/auth.contract.js";
@@ -10,6 +11,7 @@ import { spacesActions } from "../spaces/spaces.contract.js";
  * owner answers `<service>.stats` (one call each) with the counters it owns, named as here:
  * auth `userCount`; memos `memoCount`; attachments `attachmentCount`, `attachmentBytes` and
  * `localStorageBytes` (bytes of local blob files, -1 when blobs are on S3); spaces `spaceCount`.
+ * An owner that cannot answer fails the page: a counter read as 0 would be a wrong number, not a missing one.
  */
 export interface OwnerCounters {
 	userCount?: number;
@@ -36,39 +38,36 @@ export const STATS_ACTIONS: Record<keyof typeof STATS_OWNERS, ActionRef<undefine
 	spaces: spacesActions.stats
 };
 
-/** Byte figures that cannot be measured read as -1, counts of an absent service as 0. */
-const BYTE_FIELDS: ReadonlySet<keyof OwnerCounters> = new Set(["attachmentBytes", "localStorageBytes"]);
-
 function counter(value: unknown): number | undefined {
 	const n = typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
 	return typeof n === "number" && Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** Keeps only the counters `owner` is responsible for, dropping anything that is not an integer. */
+/** Keeps only the counters `owner` is responsible for; an answer lacking one of them, or not an integer, is INTERNAL. */
 export function ownerCounters(owner: keyof typeof STATS_OWNERS, answer: unknown): OwnerCounters {
 	const out: OwnerCounters = {};
-	if (typeof answer !== "object" || answer === null) return out;
+	const fields = typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : {};
 	for (const field of STATS_OWNERS[owner]) {
-		const n = counter((answer as Record<string, unknown>)[field]);
-		if (n !== undefined) out[field] = n;
+		const n = counter(fields[field]);
+		if (n === undefined) throw internal(`instance stats: ${owner}.stats answered no integer ${field}`);
+		out[field] = n;
 	}
 	return out;
 }
 
 export function toStatsJson(
-	counters: OwnerCounters,
+	counters: Required<OwnerCounters>,
 	database: { driver: "nedb" | "mongodb"; sizeBytes: number },
 	now: number
 ): Record<string, unknown> {
-	const count = (field: keyof OwnerCounters) => counters[field] ?? (BYTE_FIELDS.has(field) ? -1 : 0);
 	return {
 		database: { driver: database.driver, sizeBytes: toInt64(database.sizeBytes) },
-		localStorageBytes: toInt64(count("localStorageBytes")),
+		localStorageBytes: toInt64(counters.localStorageBytes),
 		generatedTime: toTimestamp(now),
-		userCount: count("userCount"),
-		memoCount: count("memoCount"),
-		attachmentCount: count("attachmentCount"),
-		attachmentBytes: toInt64(count("attachmentBytes")),
-		spaceCount: count("spaceCount")
+		userCount: counters.userCount,
+		memoCount: counters.memoCount,
+		attachmentCount: counters.attachmentCount,
+		attachmentBytes: toInt64(counters.attachmentBytes),
+		spaceCount: counters.spaceCount
 	};
 }

@@ -96,6 +96,18 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			}
 		},
 
+		/**
+		 * The memos counter of InstanceStats (contract 4.11), for the instance service: memos that exist for their
+		 * users (NORMAL and ARCHIVED, comments included); soft-deleted ones are hidden everywhere else, so not
+		 * counted. Answered from the `deleteTime` index.
+		 */
+		stats: {
+			visibility: "public",
+			async handler(): Promise<{ memoCount: number }> {
+				return { memoCount: await this.memoCollection().count({ deleteTime: null }) };
+			}
+		},
+
 		/** ListMemos (contract 7.2): candidates as index-served branches, filter, order; at most pageSize + 1 entries read per branch. */
 		listMemos: {
 			async handler(ctx: MemoCtx<Record<string, unknown>>) {

@@ -3,22 +3,30 @@ import { checkRecipient, resolveSmtpSettings } from "../../services/instance/tes
 import { thrownServiceError } from "../support/service-errors.js";
 
 describe("InstanceStats (contract 4.11)", () => {
-	test("each owner contributes only its own counters, integers only", () => {
+	test("each owner contributes only its own counters", () => {
 		expect(ownerCounters("auth", { userCount: 3, memoCount: 99 })).toEqual({ userCount: 3 });
-		expect(ownerCounters("attachments", { attachmentCount: "4", attachmentBytes: 1.5, localStorageBytes: -1 })).toEqual({ attachmentCount: 4, localStorageBytes: -1 });
-		expect(ownerCounters("memos", null)).toEqual({});
+		expect(ownerCounters("attachments", { attachmentCount: "4", attachmentBytes: 0, localStorageBytes: -1 })).toEqual({ attachmentCount: 4, attachmentBytes: 0, localStorageBytes: -1 });
 	});
 
-	test("absent counts read 0, absent byte figures -1; 64-bit figures are strings", () => {
-		expect(toStatsJson({ userCount: 2, attachmentBytes: 1024 }, { driver: "mongodb", sizeBytes: 73400320 }, Date.UTC(2025, 2, 1, 10))).toEqual({
+	test("an owner's answer lacking a counter, or holding a non-integer, is INTERNAL, never 0", () => {
+		for (const answer of [null, {}, { memoCount: 1.5 }, { memoCount: "many" }, { memoCount: null }]) {
+			const err = thrownServiceError(() => ownerCounters("memos", answer));
+			expect({ type: err.type, message: err.message }).toEqual({ type: "INTERNAL", message: "instance stats: memos.stats answered no integer memoCount" });
+		}
+		expect(thrownServiceError(() => ownerCounters("attachments", { attachmentCount: 1, attachmentBytes: 1 })).message).toBe("instance stats: attachments.stats answered no integer localStorageBytes");
+	});
+
+	test("64-bit figures are strings, counts numbers", () => {
+		const counters = { userCount: 2, memoCount: 4210, attachmentCount: 310, attachmentBytes: 918552112, localStorageBytes: -1, spaceCount: 4 };
+		expect(toStatsJson(counters, { driver: "mongodb", sizeBytes: 73400320 }, Date.UTC(2025, 2, 1, 10))).toEqual({
 			database: { driver: "mongodb", sizeBytes: "73400320" },
 			localStorageBytes: "-1",
 			generatedTime: "2025-03-01T10:00:00.000Z",
 			userCount: 2,
-			memoCount: 0,
-			attachmentCount: 0,
-			attachmentBytes: "1024",
-			spaceCount: 0
+			memoCount: 4210,
+			attachmentCount: 310,
+			attachmentBytes: "918552112",
+			spaceCount: 4
 		});
 	});
 });
