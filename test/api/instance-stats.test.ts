@@ -5,7 +5,7 @@ import { usePopulatedApp } from "../support/populated-app.js";
 
 /** GET /api/v1/instance/stats (contract 4.11). */
 
-const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
+const { api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 async function ok<T = Record<string, unknown>>(answer: Promise<{ status: number; body: T; text: string }>): Promise<T> {
 	const res = await answer;
