@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Session } from "../support/users.js";
+import { REFRESH_TTL_MS } from "../../services/auth/refresh-tokens.js";
+import { refreshCookieOf, signIn, type Session } from "../support/users.js";
 import { usePopulatedApp } from "../support/populated-app.js";
 
 /** `GET`/`HEAD /file/attachments/{attachment}[/{filename}]` (contract 8.5). */
@@ -146,6 +147,30 @@ describe("who may read the bytes", () => {
 		expect(res.status).toBe(200);
 		await expectStatus(await file(plain.name, { headers: { Cookie: bob().cookie } }), 403, 7);
 		await expectStatus(await file(plain.name, { headers: { Cookie: "memos_refresh=forged" } }), 401, 16);
+	});
+
+	test("a rotated refresh cookie no longer identifies anyone; its successor does", async () => {
+		const session = await signIn(app().baseUrl, "user1");
+		const refreshed = await fetch(`${app().baseUrl}/api/v1/auth/refresh`, { method: "POST", headers: { Cookie: session.cookie }, body: "{}" });
+		expect(refreshed.status).toBe(200);
+		const successor = refreshCookieOf(refreshed);
+		if (successor === undefined) throw new Error("RefreshToken set no cookie");
+		await expectStatus(await file(plain.name, { headers: { Cookie: session.cookie } }), 401, 16);
+		expect((await file(plain.name, { headers: { Cookie: successor } })).status).toBe(200);
+	});
+
+	test("a refresh cookie identifies its user until it expires, not after", async () => {
+		const { cookie } = await signIn(app().baseUrl, "user1");
+		const auth = app().node.broker.getLocalService("auth") as unknown as { clock: () => number };
+		const realClock = auth.clock;
+		try {
+			auth.clock = () => Date.now() + REFRESH_TTL_MS - 60_000;
+			expect((await file(plain.name, { headers: { Cookie: cookie } })).status).toBe(200);
+			auth.clock = () => Date.now() + REFRESH_TTL_MS;
+			await expectStatus(await file(plain.name, { headers: { Cookie: cookie } }), 401, 16);
+		} finally {
+			auth.clock = realClock;
+		}
 	});
 
 	test("an external link has no bytes here: NOT_FOUND", async () => {
