@@ -211,6 +211,19 @@ describe("SignIn with SSO credentials (contract 2.3)", () => {
 		expect(res.body.code).toBe(7);
 	});
 
+	test("deleting a provider removes its user links (contract 10): a provider re-created under the same id starts afresh", async () => {
+		provider.users.set("relink-code", { sub: "relinker" });
+		await createProvider("transient");
+		const first = await sso("relink-code", "identity-providers/transient");
+		expect((first.body.user as { name: string }).name).toBe("users/relinker");
+		expect((await api("DELETE", "/api/v1/identity-providers/transient", undefined, app.admin.accessToken)).status).toBe(200);
+		await createProvider("transient");
+		const again = await sso("relink-code", "identity-providers/transient");
+		expect(again.status).toBe(200);
+		// Not linked any more, so a new USER; the identifier is taken by the first, so a UUID username.
+		expect((again.body.user as { username: string }).username).toMatch(UUID_V4);
+	});
+
 	test("the client secret never appears in an answer", async () => {
 		const list = await api("GET", "/api/v1/identity-providers");
 		expect(JSON.stringify(list.body)).not.toContain("s3cret-of-memos");
