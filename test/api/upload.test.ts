@@ -212,6 +212,16 @@ describe("sending chunks", () => {
 		expectError(await upload(alice(), { uploadId: session.uploadId }), 404, 5);
 	});
 
+	test("a memo deleted before the last chunk discards the session with NOT_FOUND at completion (contract 8.4)", async () => {
+		const memo = await api.request<{ name: string }>("POST", "/memos", { as: alice(), body: { content: "soon gone" } });
+		const session = await open(alice(), { filename: "orphan.bin", size: "4", memo: memo.body.name });
+		expect((await chunk(alice(), session.uploadId, 0, Buffer.from("ab"))).status).toBe(200);
+		expect((await api.remove(alice(), memo.body.name)).status).toBe(200);
+		expectError(await chunk(alice(), session.uploadId, 2, Buffer.from("cd")), 404, 5);
+		expectError(await upload(alice(), { uploadId: session.uploadId }), 404, 5);
+		expect(await stagedChunks(session.uploadId)).toEqual([]);
+	});
+
 	test("an upload with a memo is linked to it at completion", async () => {
 		const memo = await api.request<{ name: string }>("POST", "/memos", { as: alice(), body: { content: "with a file" } });
 		const session = await open(alice(), { filename: "linked.txt", size: "2", memo: memo.body.name });
