@@ -206,6 +206,15 @@ describe("BatchDeleteAttachments (contract 8.3)", () => {
 		expect(await exists(mine.name)).toBe(false);
 	});
 
+	test("100 names, the most a batch takes, are all deleted", async () => {
+		const names: string[] = [];
+		for (let i = 0; i < 100; i++) names.push((await created({ filename: `n${i}.txt`, content: "AAEC" })).name);
+		expect((await batchDelete(alice(), names)).status).toBe(200);
+		for (const name of [names[0] as string, names[99] as string]) expect(await exists(name)).toBe(false);
+		const listed = await api.request<{ attachments: Attachment[] }>("GET", "/attachments", { as: alice(), query: { pageSize: "1000" } });
+		expect(listed.body.attachments.filter(a => names.includes(a.name))).toEqual([]);
+	});
+
 	test.each([
 		["an empty list", []],
 		["101 names", Array.from({ length: 101 }, (_, i) => `attachments/a${i}`)],

@@ -130,6 +130,16 @@ describe("link metadata bad input (contract 7.12, 2.2)", () => {
 		expectInvalid(await getLink(open, url));
 	});
 
+	test("a URL of exactly 2048 bytes is accepted, one more byte refused", async () => {
+		const sized = (bytes: number) => {
+			const base = `${page("/og")}?pad=`;
+			return base + "p".repeat(bytes - base.length);
+		};
+		const res = await getLink(open, sized(2048));
+		expect({ status: res.status, title: res.body.title }).toEqual({ status: 200, title: "OG & title" });
+		expectInvalid(await getLink(open, sized(2049)));
+	});
+
 	test("a missing url is INVALID_ARGUMENT", async () => {
 		expectInvalid(await memoClient(open.baseUrl).request("GET", "/memos/-/linkMetadata", { as: open.users[0] }));
 	});
