@@ -127,6 +127,15 @@ describe("through the provider", () => {
 		}
 	});
 
+	test("audio of exactly 25 MiB with a 255-character filename reaches the provider whole", async () => {
+		const big = Buffer.concat([WAV, Buffer.alloc(25 * 1024 * 1024 - WAV.length, 3)]);
+		const filename = `${"a".repeat(251)}.wav`;
+		const res = await transcribe({ audio: { content: big.toString("base64"), filename, contentType: "audio/wav" } });
+		expect(res.status).toBe(200);
+		const got = provider.received[0]!;
+		expect({ filename: got.filename, size: got.bytes.length, same: got.bytes.equals(big) }).toEqual({ filename, size: 25 * 1024 * 1024, same: true });
+	});
+
 	test("a provider error is INTERNAL and leaks nothing of the key", async () => {
 		provider.mode = "error";
 		const res = await transcribe(audio());

@@ -70,6 +70,13 @@ describe("GetLinkMetadata extraction (contract 7.12)", () => {
 		expect((await getLink(open, page("/endless-html"))).body).toMatchObject({ title: "Endless" });
 	});
 
+	test("a page of exactly 512 KiB is read to its last byte", async () => {
+		const head = "<html><head><title>At the limit</title><!--";
+		const tail = '--><meta name="description" content="last tag">';
+		pages.setPage("/at-limit", head + " ".repeat(512 * 1024 - head.length - tail.length) + tail);
+		expect((await getLink(open, page("/at-limit"))).body).toMatchObject({ title: "At the limit", description: "last tag" });
+	});
+
 	test("a page that stops sending is given up after the time limit", async () => {
 		expectInvalid(await getLink(open, page("/stall")));
 	}, 20_000);
