@@ -6,7 +6,7 @@ import { INSTANCE_SETTING_KEYS, type InstanceSettingKey } from "../names.js";
 import { settingUpdated, settingValue } from "./instance-settings.contract.js";
 
 /** A lost event costs at most this much staleness. */
-const CACHE_TTL_MS = 30_000;
+export const SETTINGS_CACHE_TTL_MS = 30_000;
 
 export interface InstanceSettingsMethods {
 	/**
@@ -37,6 +37,6 @@ export const InstanceSettingsMixin: Partial<ServiceSchema<ServiceSettingSchema, 
 		}
 	},
 	created() {
-		this.settingsCache = new BoundedCache({ ttlMs: CACHE_TTL_MS, maxEntries: INSTANCE_SETTING_KEYS.length });
+		this.settingsCache = new BoundedCache({ ttlMs: SETTINGS_CACHE_TTL_MS, maxEntries: INSTANCE_SETTING_KEYS.length });
 	}
 };

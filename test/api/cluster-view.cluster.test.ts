@@ -23,14 +23,14 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 
 	beforeAll(async () => {
 		cluster = await startCluster("memos-ops-cluster-");
-		gatewayUrl = cluster.gatewayUrl;
 		await startGroup("gateway");
+		gatewayUrl = cluster.gatewayUrl;
 		await startGroup("auth,instance,memos,attachments,spaces");
 		await startGroup("ai");
-		await waitFor("gateway readiness", async () => ((await fetch(`${gatewayUrl}/readyz`)).status === 200 ? true : undefined), 60000);
+		await waitFor("gateway readiness", async () => ((await fetch(`${gatewayUrl}/readyz`)).status === 200 ? true : undefined));
 		await signUp(gatewayUrl, "admin");
 		admin = await signIn(gatewayUrl, "admin");
-	}, 90000);
+	});
 
 	afterAll(async () => {
 		await cluster?.stop();
@@ -74,5 +74,5 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 		const ready = await fetch(`${gatewayUrl}/readyz`);
 		expect(ready.status).toBe(200);
 		expect(await ready.json()).toEqual({ status: "ready" });
-	}, 30000);
+	});
 });

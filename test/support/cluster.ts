@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } from "./processes.js";
+import { jest } from "@jest/globals";
+import { findNatsServer, startProcess, type Proc } from "./processes.js";
 
 /**
  * The cluster mode for real: a nats-server and one OS process per group of services, each
@@ -12,26 +13,59 @@ import { findNatsServer, freePort, portOpen, startProcess, waitFor, type Proc } 
 const natsBinary = findNatsServer();
 if (!natsBinary && process.env.CI === "true") throw new Error("nats-server is required in CI (apt-get install nats-server)");
 
-/** `describe` where nats-server is installed, `describe.skip` elsewhere (never in CI). */
-export const describeCluster = natsBinary ? describe : describe.skip;
+/**
+ * Every request of the suite on a connection of its own (`Connection: close`). A kept-alive
+ * socket that a server process closed while this process was busy would otherwise be reused
+ * and fail with ECONNRESET; loopback connections cost next to nothing.
+ */
+function freshConnectionPerRequest(): void {
+	let original: typeof fetch;
+	beforeAll(() => {
+		original = globalThis.fetch;
+		globalThis.fetch = (input, init) => {
+			const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+			headers.set("connection", "close");
+			return original(input, { ...init, headers });
+		};
+	});
+	afterAll(() => {
+		globalThis.fetch = original;
+	});
+}
+
+/** Per test and hook of a cluster suite: OS processes start slowly on a loaded machine. */
+const CLUSTER_TEST_TIMEOUT_MS = 300_000;
+
+/**
+ * `describe` where nats-server is installed, `describe.skip` elsewhere (never in CI), with the
+ * cluster time limit and requests as freshConnectionPerRequest.
+ */
+export function describeCluster(name: string, suite: () => void): void {
+	(natsBinary ? describe : describe.skip)(name, () => {
+		jest.setTimeout(CLUSTER_TEST_TIMEOUT_MS);
+		freshConnectionPerRequest();
+		suite();
+	});
+}
 
 const MAIN = path.resolve("dist/services/main.js");
 
 export interface Cluster {
-	natsUrl: string;
+	readonly natsUrl: string;
 	/** nats-server requires these credentials; every started process gets them (NATS_USER, NATS_PASSWORD). */
 	natsUser: string;
 	natsPassword: string;
 	/** A temporary directory holding each process's data; removed by `stop`. */
 	dataRoot: string;
-	/** `http://127.0.0.1:<port>` of the process running the gateway. */
-	gatewayUrl: string;
+	/** `http://127.0.0.1:<port>` of the process running the gateway, once it has reported its port. */
+	readonly gatewayUrl: string;
 	/** The processes started so far, by name. */
 	procs: Record<string, Proc>;
 	/**
-	 * Starts a process running `services` on loopback with free ports, NODE_ID `name` and its
-	 * own data directory (kept across restarts under the same name); a process running the
-	 * gateway listens on `gatewayUrl`. `env` adds to or overrides these.
+	 * Starts a process running `services` on loopback, NODE_ID `name` and its own data directory
+	 * (kept across restarts under the same name). Every port is bound by the process itself
+	 * (port 0); a process running the gateway is waited for until it reports its port, which
+	 * then is `gatewayUrl`. `env` adds to or overrides these.
 	 */
 	start(name: string, services: string, env?: Record<string, string>): Promise<Proc>;
 	/** Kills nats-server (an outage for every process) and starts it again on the same port. */
@@ -41,24 +75,44 @@ export interface Cluster {
 	stop(): Promise<void>;
 }
 
+/** The gateway's start-up line (moleculer-web, logged at info level). */
+const GATEWAY_LISTENING = /API Gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
+/** nats-server's start-up line. */
+const NATS_LISTENING = /Listening for client connections on 127\.0\.0\.1:(\d+)/;
+
 export async function startCluster(dataPrefix: string): Promise<Cluster> {
 	const dataRoot = await mkdtemp(path.join(os.tmpdir(), dataPrefix));
-	const natsPort = await freePort();
-	const gatewayPort = await freePort();
 	const natsUser = "memos";
 	const natsPassword = randomBytes(18).toString("base64url");
-	const startNats = () => startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", String(natsPort), "--user", natsUser, "--pass", natsPassword], {});
-	const natsReady = () => waitFor("nats-server", async () => ((await portOpen(natsPort)) ? true : undefined));
-	let nats = startNats();
+	// The first start binds a port of its own choosing ("-1"); a restart binds that port again.
+	let natsPort = "-1";
+	const startNats = async () => {
+		const proc = startProcess(natsBinary as string, ["-a", "127.0.0.1", "-p", natsPort, "--user", natsUser, "--pass", natsPassword], {});
+		try {
+			natsPort = (await proc.reported("nats-server's port", NATS_LISTENING))[1] as string;
+		} catch (err) {
+			await proc.stop("SIGKILL");
+			throw err;
+		}
+		return proc;
+	};
+	let nats: Proc | undefined;
 	const procs: Record<string, Proc> = {};
+	let gatewayUrl: string | undefined;
 	const cluster: Cluster = {
-		natsUrl: `nats://127.0.0.1:${natsPort}`,
+		get natsUrl() {
+			return `nats://127.0.0.1:${natsPort}`;
+		},
 		natsUser,
 		natsPassword,
 		dataRoot,
-		gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+		get gatewayUrl() {
+			if (gatewayUrl === undefined) throw new Error("no gateway process has reported its port yet");
+			return gatewayUrl;
+		},
 		procs,
 		async start(name, services, env = {}) {
+			const gateway = services.split(",").includes("gateway");
 			const proc = startProcess(process.execPath, [MAIN], {
 				SERVICES: services,
 				TRANSPORTER: cluster.natsUrl,
@@ -67,29 +121,29 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 				NODE_ID: name,
 				DATA_DIR: path.join(dataRoot, name.replace(/,/g, "_")),
 				HOST: "127.0.0.1",
-				PORT: String(services.split(",").includes("gateway") ? gatewayPort : await freePort()),
-				HEALTH_PORT: String(await freePort()),
-				LOG_LEVEL: "warn",
+				PORT: "0",
+				HEALTH_PORT: "0",
+				LOG_LEVEL: gateway ? "info" : "warn",
 				...env
 			});
 			procs[name] = proc;
+			if (gateway) gatewayUrl = (await proc.reported(`the port of ${name}`, GATEWAY_LISTENING))[1];
 			return proc;
 		},
 		async killNats() {
-			await nats.stop("SIGKILL");
+			await nats?.stop("SIGKILL");
 		},
 		async restartNats() {
-			nats = startNats();
-			await natsReady();
+			nats = await startNats();
 		},
 		async stop() {
 			await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
-			await nats.stop("SIGKILL");
+			await nats?.stop("SIGKILL");
 			await rm(dataRoot, { recursive: true, force: true });
 		}
 	};
 	try {
-		await natsReady();
+		nats = await startNats();
 	} catch (err) {
 		await cluster.stop();
 		throw err;

@@ -1,21 +1,13 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 
-/** A free TCP port on loopback (bound and released; the caller binds it next). */
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = net.createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const { port } = server.address() as net.AddressInfo;
-			server.close(() => resolve(port));
-		});
-	});
-}
-
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30000): Promise<T> {
+/**
+ * Polls `probe` until it gives a value. The time limit only turns a condition that never comes
+ * into a failure; it is generous because processes start slowly on a loaded machine.
+ */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90000): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const result = await probe().catch(() => undefined);
@@ -23,17 +15,6 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 		await new Promise(r => setTimeout(r, 100));
 	}
-}
-
-export function portOpen(port: number): Promise<boolean> {
-	return new Promise(resolve => {
-		const socket = net.connect(port, "127.0.0.1");
-		socket.once("connect", () => {
-			socket.destroy();
-			resolve(true);
-		});
-		socket.once("error", () => resolve(false));
-	});
 }
 
 /** The `nats-server` binary: on PATH or where Debian's package puts it. */
@@ -46,6 +27,11 @@ export interface Proc {
 	child: ChildProcess;
 	output(): string;
 	exited: Promise<number | null>;
+	/**
+	 * The first match of `pattern` in the output so far or to come, for what a process reports
+	 * once it runs (such as the port it bound); rejects with the output if the process exits first.
+	 */
+	reported(what: string, pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 	/** SIGTERM (or the given signal) and wait for the exit code. */
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -53,13 +39,45 @@ export interface Proc {
 export function startProcess(command: string, args: string[], env: Record<string, string>): Proc {
 	const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
 	let output = "";
-	child.stdout?.on("data", chunk => (output += String(chunk)));
-	child.stderr?.on("data", chunk => (output += String(chunk)));
+	const outputEvents = new EventEmitter();
+	const append = (chunk: unknown) => {
+		output += String(chunk);
+		outputEvents.emit("output");
+	};
+	child.stdout?.on("data", append);
+	child.stderr?.on("data", append);
 	const exited = new Promise<number | null>(resolve => child.once("exit", code => resolve(code)));
 	return {
 		child,
 		output: () => output,
 		exited,
+		reported(what, pattern, timeoutMs = 90000) {
+			return new Promise((resolve, reject) => {
+				const done = () => {
+					clearTimeout(timer);
+					outputEvents.off("output", check);
+					child.off("exit", onExit);
+				};
+				const check = () => {
+					const match = pattern.exec(output);
+					if (match === null) return;
+					done();
+					resolve(match);
+				};
+				const onExit = (code: number | null) => {
+					done();
+					reject(new Error(`${what}: the process exited (${code}) before reporting it:\n${output}`));
+				};
+				const timer = setTimeout(() => {
+					done();
+					reject(new Error(`${what}: not reported within ${timeoutMs} ms:\n${output}`));
+				}, timeoutMs);
+				outputEvents.on("output", check);
+				child.once("exit", onExit);
+				check();
+				if (child.exitCode !== null || child.signalCode !== null) onExit(child.exitCode);
+			});
+		},
 		async stop(signal: NodeJS.Signals = "SIGTERM") {
 			if (child.exitCode === null && child.signalCode === null) child.kill(signal);
 			return exited;
