@@ -1,7 +1,9 @@
 import { createServer, type Server, type Socket } from "node:net";
+import tls from "node:tls";
+import { generate } from "selfsigned";
 import type { AddressInfo } from "node:net";
 import type { Service } from "moleculer";
-import { SMTPServer } from "smtp-server";
+import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import type { EmbeddedApp } from "../support/embedded-app.js";
 import { authHeaders, signIn, signUp, startPopulatedApp, type Population, type Session } from "../support/users.js";
 
@@ -13,6 +15,8 @@ interface Delivered {
 	mailFrom: string;
 	rcptTo: string[];
 	data: string;
+	/** Whether the message came over TLS (implicit, or after STARTTLS). */
+	secure: boolean;
 }
 
 const delivered: Delivered[] = [];
@@ -25,11 +29,11 @@ function listen(server: { listen(port: number, host: string, cb: () => void): un
 	return new Promise(resolve => server.listen(0, "127.0.0.1", () => resolve(address().port)));
 }
 
-beforeAll(async () => {
-	smtp = new SMTPServer({
-		disabledCommands: ["STARTTLS"],
-		allowInsecureAuth: true,
+/** A real SMTP server on loopback that accepts `memos` / PASSWORD and records each message in `delivered`. */
+async function startSmtp(options: SMTPServerOptions): Promise<{ server: SMTPServer; port: number }> {
+	const server = new SMTPServer({
 		logger: false,
+		...options,
 		onAuth(auth, _session, cb) {
 			if (auth.username === "memos" && auth.password === PASSWORD) cb(null, { user: "memos" });
 			else cb(new Error("Invalid username or password"));
@@ -41,13 +45,22 @@ beforeAll(async () => {
 				delivered.push({
 					mailFrom: session.envelope.mailFrom === false ? "" : session.envelope.mailFrom.address,
 					rcptTo: session.envelope.rcptTo.map(r => r.address),
-					data: Buffer.concat(chunks).toString("utf8")
+					data: Buffer.concat(chunks).toString("utf8"),
+					secure: session.secure
 				});
 				cb();
 			});
 		}
 	});
-	smtpPort = await listen(smtp.server, () => smtp.server.address() as AddressInfo);
+	return { server, port: await listen(server.server, () => server.server.address() as AddressInfo) };
+}
+
+function stopSmtp(server: SMTPServer | undefined): Promise<void> {
+	return new Promise(resolve => (server ? server.close(() => resolve()) : resolve()));
+}
+
+beforeAll(async () => {
+	({ server: smtp, port: smtpPort } = await startSmtp({ disabledCommands: ["STARTTLS"], allowInsecureAuth: true }));
 	app = await startPopulatedApp(1);
 	await signUp(app.baseUrl, "ops", undefined, { email: "ops@example.com", role: "ADMIN", accessToken: app.admin.accessToken });
 	ops = await signIn(app.baseUrl, "ops");
@@ -55,7 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await app?.stop();
-	await new Promise(resolve => smtp?.close(() => resolve(undefined)));
+	await stopSmtp(smtp);
 });
 
 beforeEach(() => {
@@ -202,10 +215,82 @@ describe("failures are INTERNAL and leak nothing", () => {
 	});
 
 	test("STARTTLS required by useTls but not offered", async () => {
-		expectInternal(await withTimeout(2_000, () => testEmail({ email: email({ useTls: true }), recipientEmail: "ops@example.com" })));
+		const res = await testEmail({ email: email({ useTls: true }), recipientEmail: "ops@example.com" });
+		expectInternal(res);
+		expect(res.body.message).toBe("sending the test e-mail failed (ETLS)");
 	});
 
 	test("implicit TLS by useSsl against a plain server", async () => {
-		expectInternal(await withTimeout(2_000, () => testEmail({ email: email({ useSsl: true }), recipientEmail: "ops@example.com" })));
+		const res = await testEmail({ email: email({ useSsl: true }), recipientEmail: "ops@example.com" });
+		expectInternal(res);
+		expect(res.body.message).toBe("sending the test e-mail failed (ESOCKET)");
+	});
+});
+
+describe("over TLS, with a certificate made here", () => {
+	/** Trusted by the app (added to this process's default CAs) for 127.0.0.1. */
+	let trusted: { key: string; cert: string };
+	/** Self-signed and trusted by nobody. */
+	let untrusted: { key: string; cert: string };
+	let defaultCas: string[];
+	const servers: SMTPServer[] = [];
+	const ports = { starttls: 0, implicit: 0, untrustedStarttls: 0, untrustedImplicit: 0 };
+
+	async function certificate(): Promise<{ key: string; cert: string }> {
+		const pems = await generate([{ name: "commonName", value: "127.0.0.1" }], {
+			keyType: "ec",
+			algorithm: "sha256",
+			extensions: [{ name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }]
+		});
+		return { key: pems.private, cert: pems.cert };
+	}
+
+	async function serve(options: SMTPServerOptions): Promise<number> {
+		const { server, port } = await startSmtp(options);
+		// A client that breaks off the handshake is an error on the server's side, expected here.
+		server.on("error", () => undefined);
+		servers.push(server);
+		return port;
+	}
+
+	beforeAll(async () => {
+		[trusted, untrusted] = [await certificate(), await certificate()];
+		defaultCas = tls.getCACertificates("default");
+		tls.setDefaultCACertificates([...defaultCas, trusted.cert]);
+		// AUTH allowed before STARTTLS, so that a client configured for plain SMTP can sign in.
+		ports.starttls = await serve({ ...trusted, allowInsecureAuth: true });
+		ports.implicit = await serve({ ...trusted, secure: true });
+		ports.untrustedStarttls = await serve({ ...untrusted });
+		ports.untrustedImplicit = await serve({ ...untrusted, secure: true });
+	});
+
+	afterAll(async () => {
+		if (defaultCas) tls.setDefaultCACertificates(defaultCas);
+		await Promise.all(servers.map(stopSmtp));
+	});
+
+	test("useTls: STARTTLS, and the message arrives over TLS", async () => {
+		expect((await testEmail({ email: email({ smtpPort: ports.starttls, useTls: true }), recipientEmail: "ops@example.com" })).status).toBe(200);
+		expect(delivered.map(d => [d.rcptTo, d.secure])).toEqual([[["ops@example.com"], true]]);
+	});
+
+	test("useSsl: implicit TLS, and the message arrives over TLS", async () => {
+		expect((await testEmail({ email: email({ smtpPort: ports.implicit, useSsl: true }), recipientEmail: "ops@example.com" })).status).toBe(200);
+		expect(delivered.map(d => [d.rcptTo, d.secure])).toEqual([[["ops@example.com"], true]]);
+	});
+
+	test("neither flag: the connection stays plain even where STARTTLS is offered", async () => {
+		expect((await testEmail({ email: email({ smtpPort: ports.starttls }), recipientEmail: "ops@example.com" })).status).toBe(200);
+		expect(delivered.map(d => d.secure)).toEqual([false]);
+	});
+
+	test.each([
+		["STARTTLS", "untrustedStarttls", { useTls: true }],
+		["implicit TLS", "untrustedImplicit", { useSsl: true }]
+	] as const)("%s to a server whose certificate is not trusted fails with the TLS error", async (_how, port, flags) => {
+		const res = await testEmail({ email: email({ smtpPort: ports[port], ...flags }), recipientEmail: "ops@example.com" });
+		expectInternal(res);
+		// The socket's TLS error (the certificate refused), not the time limit's ETIMEDOUT.
+		expect(res.body.message).toBe("sending the test e-mail failed (ESOCKET)");
 	});
 });
