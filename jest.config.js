@@ -13,5 +13,6 @@ export default {
 	},
 	moduleNameMapper: { "^(\\.{1,2}/.*)\\.js$": "$1" },
 	testMatch: ["<rootDir>/test/**/*.test.ts"],
+	setupFilesAfterEnv: ["<rootDir>/test/support/fresh-connections.ts"],
 	testTimeout: 30000
 };

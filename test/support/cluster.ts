@@ -13,37 +13,13 @@ import { findNatsServer, startProcess, type Proc } from "./processes.js";
 const natsBinary = findNatsServer();
 if (!natsBinary && process.env.CI === "true") throw new Error("nats-server is required in CI (apt-get install nats-server)");
 
-/**
- * Every request of the suite on a connection of its own (`Connection: close`). A kept-alive
- * socket that a server process closed while this process was busy would otherwise be reused
- * and fail with ECONNRESET; loopback connections cost next to nothing.
- */
-function freshConnectionPerRequest(): void {
-	let original: typeof fetch;
-	beforeAll(() => {
-		original = globalThis.fetch;
-		globalThis.fetch = (input, init) => {
-			const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-			headers.set("connection", "close");
-			return original(input, { ...init, headers });
-		};
-	});
-	afterAll(() => {
-		globalThis.fetch = original;
-	});
-}
-
 /** Per test and hook of a cluster suite: OS processes start slowly on a loaded machine. */
 const CLUSTER_TEST_TIMEOUT_MS = 300_000;
 
-/**
- * `describe` where nats-server is installed, `describe.skip` elsewhere (never in CI), with the
- * cluster time limit and requests as freshConnectionPerRequest.
- */
+/** `describe` where nats-server is installed, `describe.skip` elsewhere (never in CI), with the cluster time limit. */
 export function describeCluster(name: string, suite: () => void): void {
 	(natsBinary ? describe : describe.skip)(name, () => {
 		jest.setTimeout(CLUSTER_TEST_TIMEOUT_MS);
-		freshConnectionPerRequest();
 		suite();
 	});
 }
