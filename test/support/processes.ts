@@ -1,7 +1,23 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
+
+/**
+ * A free TCP port on loopback (bound and released; the caller binds it next). Another socket
+ * can take it in between: processes the tests start bind port 0 and report theirs (Proc.reported).
+ */
+export function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
 
 /**
  * Polls `probe` until it gives a value. The time limit only turns a condition that never comes
