@@ -113,7 +113,7 @@ describeCluster("two attachments replicas over NATS", () => {
 				const bytes = uploadBytes(offset);
 				sourceHash.update(bytes);
 				const res = await upload({ uploadId: opened.uploadId, offset: String(offset), content: bytes.toString("base64") });
-				expect(res.status).toBe(200);
+				expect({ offset, status: res.status, error: res.status === 200 ? "" : await res.text() }).toEqual({ offset, status: 200, error: "" });
 				const body = (await res.json()) as { nextOffset: string; attachment?: { name: string; size: string } };
 				expect(body.nextOffset).toBe(String(Math.min(offset + CHUNK, UPLOAD_SIZE)));
 				// Status queries too reach either replica and answer the same state.

@@ -1,5 +1,5 @@
 import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
-import { freePort, waitFor } from "../support/processes.js";
+import { waitFor } from "../support/processes.js";
 import { authHeaders, populate, type Population } from "../support/users.js";
 
 /**
@@ -12,25 +12,24 @@ describeCluster("installations sharing one authenticated nats-server", () => {
 	const BACKEND = "auth,memos,attachments,spaces,instance,ai";
 
 	const ready = (url: string) =>
-		waitFor(`the gateway at ${url} to be ready`, async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined), 60000);
+		waitFor(`the gateway at ${url} to be ready`, async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : undefined));
 
 	beforeAll(async () => {
 		cluster = await startCluster("memos-tenancy-");
-		tenants.a.url = cluster.gatewayUrl;
-		const portB = await freePort();
-		tenants.b.url = `http://127.0.0.1:${portB}`;
 		// Tenant a: the default namespace; tenant b: its own. Gateways alone in their process, so
 		// every call they make crosses NATS and could reach the other tenant's services if the
 		// namespaces mixed.
 		const metrics = { METRICS_PORT: "0" };
 		await cluster.start("a-gateway", "gateway", metrics);
+		tenants.a.url = cluster.gatewayUrl;
 		await cluster.start("a-backend", BACKEND, metrics);
-		await cluster.start("b-gateway", "gateway", { ...metrics, NAMESPACE: "tenant-b", PORT: String(portB) });
+		await cluster.start("b-gateway", "gateway", { ...metrics, NAMESPACE: "tenant-b" });
+		tenants.b.url = cluster.gatewayUrl;
 		await cluster.start("b-backend", BACKEND, { ...metrics, NAMESPACE: "tenant-b" });
 		await Promise.all([ready(tenants.a.url), ready(tenants.b.url)]);
 		tenants.a.people = await populate(tenants.a.url, 0);
 		tenants.b.people = await populate(tenants.b.url, 0);
-	}, 120000);
+	});
 
 	afterAll(async () => {
 		await cluster?.stop();
