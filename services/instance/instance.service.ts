@@ -5,7 +5,6 @@ import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { fieldOf, stringOf } from "../../shared/request-message.js";
 import { invalidArgument, failedPrecondition } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
-import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { broadcast, call } from "../../shared/contract.js";
 import { settingUpdated } from "../../shared/settings/instance-settings.contract.js";

@@ -78,8 +78,8 @@ describeCluster("cluster failures", () => {
 
 	beforeAll(async () => {
 		cluster = await startCluster("memos-faults-");
-		gatewayUrl = cluster.gatewayUrl;
 		await start("gateway", "gateway");
+		gatewayUrl = cluster.gatewayUrl;
 		await start("auth", "auth");
 		await start("memos", "memos,attachments,spaces,ai");
 		await start("instance-a", "instance");
