@@ -7,7 +7,7 @@ export interface Measured {
 	p99Ms: number;
 	/** CPU time the server processes spent per request: steadier than req/s on a shared machine. */
 	cpuUsPerRequest: number;
-	/** Responses other than 2xx, connection errors and timeouts: any is a failed row. */
+	/** Responses other than 2xx, connection errors and timeouts (1 if nothing completed): any is a failed row. */
 	failures: number;
 }
 
@@ -39,6 +39,7 @@ export async function measure(baseUrl: string, requests: Request[], connections:
 		p50Ms: result.latency.p50,
 		p99Ms: result.latency.p99,
 		cpuUsPerRequest: result.requests.total > 0 ? (cpu * 1e6) / result.requests.total : 0,
-		failures: result.non2xx + result.errors
+		// A row that completed no request in its time failed too, however quiet its errors.
+		failures: result.non2xx + result.errors + (result.requests.total === 0 ? 1 : 0)
 	};
 }
