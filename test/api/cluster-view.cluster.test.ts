@@ -30,6 +30,8 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 		await waitFor("gateway readiness", async () => ((await fetch(`${gatewayUrl}/readyz`)).status === 200 ? true : undefined));
 		await signUp(gatewayUrl, "admin");
 		admin = await signIn(gatewayUrl, "admin");
+		// ai is optional: the gateway is ready before its node joins.
+		await waitFor("every service in the cluster view", async () => (((await (await clusterView()).json()) as ClusterView).status === "ok" ? true : undefined));
 	});
 
 	afterAll(async () => {
