@@ -1,61 +1,75 @@
 import type { Readable } from "node:stream";
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
-import { parseOrderBy, type OrderField } from "../../shared/cel/order-by.js";
-import { BlobNotFoundError, type ByteRange } from "../../shared/blob/blob-store.js";
-import { call } from "../../shared/contract.js";
-import { alreadyExists, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
-import { pathId } from "../../shared/ids.js";
-import { parseName } from "../../shared/names.js";
-import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
-import { nextSequence } from "../../shared/sequence.js";
-import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
-import { countAttachmentBytes } from "../../shared/runtime/business-metrics.js";
-import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
-import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
-import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
+import type { Context, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { signedIn, type RequestMeta } from "../../shared/caller.js";
+import type { ByteRange } from "../../shared/blob/blob-store.js";
+import { call, STREAM_LENGTH_PARAM } from "../../shared/contract.js";
+import { invalidArgument, unauthenticated } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
-import { memosActions, type MemoAccessInfo } from "../memos/memos.contract.js";
+import { pathId } from "../../shared/ids.js";
+import { fieldOf, messageOf, optionalMessageOf, queryStringOf } from "../../shared/request-message.js";
+import { countAttachmentBytes } from "../../shared/runtime/business-metrics.js";
+import { errorLog } from "../../shared/runtime/log-error.js";
+import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
+import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { memosActions } from "../memos/memos.contract.js";
 import { spacesActions } from "../spaces/spaces.contract.js";
-import type { FileAccess, LinkTarget } from "./attachments.contract.js";
-import { assertCanRead, assertCanWrite, attachmentNotFound } from "./attachment-access.js";
-import { emptyBody, newBlobKey, sniffType, storeBytes } from "./attachment-bytes.js";
-import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
-import { DEFAULT_TYPE, parseFilename, typeFromFilename, uploadLimitBytes } from "./attachment-fields.js";
+import { attachmentsActions, type FileAccess, type LinkTarget, type UploadParams } from "./attachments.contract.js";
+import type { AttachmentsDeps } from "./attachments-deps.js";
+import { attachmentsStore, ensureAttachmentIndexes, storedTotals } from "./attachments-store.js";
+import { batchDeleteAttachments, deleteAttachment, renameAttachment } from "./attachment-changes.js";
+import { parseFilename, uploadLimitBytes } from "./attachment-fields.js";
 import { toAttachmentJson } from "./attachment-json.js";
-import type { AttachmentsHostMethods, NewAttachment } from "./attachments-methods.js";
+import { removeAttachments } from "./attachment-records.js";
+import { createAttachment } from "./create-attachment.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
-import { checkLinks, parseMemoAttachmentNames, replaceLinks } from "./memo-links.js";
-import { listBranches } from "./space-widening.js";
-import { compileAttachmentFilter, parseAttachmentFilter } from "./filter/attachment-filter.js";
-import { LONG_TRANSFER, UploadMixin, type UploadMethods, type UploadVars } from "./upload/upload.mixin.js";
+import { listAttachments, listMemoAttachments, type AttachmentPage } from "./list-attachments.js";
+import { attachmentsOfMemos, linkForMemo, parseMemoAttachmentNames, setMemoAttachments } from "./memo-links.js";
+import { deleteForMemos, followMemo, leaveSpace, setMemosDeleted } from "./memo-following.js";
+import { fileInfo, fileStream, getAttachment } from "./read-attachment.js";
+import { UPLOAD_SESSIONS_GAUGE, continueUpload, discardUpload, discardUploadsOf, openUpload, sessionNotFound, sweepUploads, uploadResponse } from "./upload/chunked-upload.js";
+import { UploadSessions, nodeOfUploadId } from "./upload/upload-sessions.js";
 
-const SEQUENCES = "attachment_sequences";
-const LIST_ATTACHMENTS = "ListAttachments";
-const LIST_MEMO_ATTACHMENTS = "ListMemoAttachments";
-const BATCH_DELETE_MAX = 100;
+const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * Assembling a 100 MiB upload from its chunks outlasts the default request timeout. (`timeout`
+ * is read by Moleculer's Timeout middleware; ActionSchema's type lacks it.)
+ */
+const LONG_TRANSFER = { timeout: 120_000 };
 
-/** ListAttachments orderBy fields (contract 6.4). */
-const ORDER_FIELDS: Record<string, OrderField> = {
-	create_time: { key: "createTime", isTime: true },
-	filename: { key: "filename", isTime: false },
-	mime_type: { key: "type", isTime: false },
-	size: { key: "size", isTime: false }
-};
-const SORT_KEY_TYPES = { createTime: "number", filename: "string", type: "string", size: "number", seq: "number", memoPosition: "number" } as const;
+interface AttachmentsMethods extends InstanceSettingsMethods {
+	/** The rules' dependencies, with the other services called on behalf of `caller` (a request, or the broker). */
+	deps(caller: Context | ServiceBroker): AttachmentsDeps;
+}
 
-/** The attachments service's methods: its own (attachments-methods.ts) and the upload mixin's. */
-type AttachmentsMethods = AttachmentsHostMethods & UploadMethods;
+interface AttachmentsVars {
+	uploads: UploadSessions;
+	/** Epoch milliseconds; tests replace it to step past the inactivity time-out. */
+	clock: () => number;
+	sweepTimer?: NodeJS.Timeout;
+}
 
 type Ctx<P> = Context<P, RequestMeta>;
 
+const requestTime = (ctx: Ctx<unknown>) => ctx.meta.requestTime ?? Date.now();
 
+function pageJson(page: AttachmentPage) {
+	return { attachments: page.attachments.map(toAttachmentJson), nextPageToken: page.nextPageToken };
+}
+
+/**
+ * A call routed to the node of a session that is gone (contract 8.4: lost like on a restart):
+ * unknown to the registry, or known but disconnected (the request is rejected).
+ */
+function isNodeGone(err: unknown): boolean {
+	const name = (err as { name?: unknown }).name;
+	return name === "ServiceNotFoundError" || name === "ServiceNotAvailableError" || name === "RequestRejectedError";
+}
 
 /** AttachmentService (contract 8) and the attachments of memos (7.9). */
-const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods, UploadVars> = {
+const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods, AttachmentsVars> = {
 	name: "attachments",
 	// Mixins are typed with their own `this`; `mixins` takes untyped schemas.
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, UploadMixin as Partial<ServiceSchema>],
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
 
 	actions: {
 		/** POST /api/v1/attachments (contract 8.2): the bytes arrive as the call's stream. */
@@ -66,47 +80,51 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const body = ctx.stream as Readable | null;
 				try {
 					const input = parseCreateAttachment(ctx.params);
-					const limit = await this.uploadLimit();
-					if (input.contentLength !== null && input.contentLength > limit) throw invalidArgument(`attachment is larger than the upload limit of ${limit} bytes`);
-					const memo = input.memoId === null ? null : await this.checkOwnMemo(ctx, input.memoId, caller);
-					if ((await this.attachmentCollection().count({ _id: input.id })) > 0) throw alreadyExists(`attachment "attachments/${input.id}" already exists`);
-					let stored: NewAttachment["stored"] = null;
-					if (input.externalLink === "") {
-						const key = newBlobKey();
-						const source = input.contentLength !== null && body ? body : emptyBody();
-						stored = { key, ...(await storeBytes(blobsOf(this.broker), key, source, input.contentLength ?? 0)) };
-					}
-					const now = ctx.meta.requestTime ?? Date.now();
-					const doc = await this.insertAttachment({ ...input, creatorId: caller.id, stored }, now, memo);
-					return toAttachmentJson(doc);
+					return toAttachmentJson(await createAttachment(this.deps(ctx), input, caller, body, requestTime(ctx)));
 				} finally {
 					body?.destroy();
 				}
 			}
 		},
 
-		/** GET /api/v1/attachments (contract 8.1): the caller's own attachments (and a space's readable ones), filtered, ordered; pageSize + 1 entries per branch. */
+		/** POST /api/v1/attachments:upload (contract 8.4): opens a session, or continues one on the node holding it. */
+		upload: {
+			...LONG_TRANSFER,
+			async handler(ctx: Ctx<UploadParams>) {
+				const caller = ctx.meta.user;
+				const body = ctx.stream as Readable | null;
+				try {
+					if (!caller) throw unauthenticated();
+					const spec = optionalMessageOf(ctx.params.spec, "spec");
+					const uploadId = ctx.params.uploadId === undefined || ctx.params.uploadId === "" ? undefined : ctx.params.uploadId;
+					if ((spec === undefined) === (uploadId === undefined)) throw invalidArgument("exactly one of spec and uploadId is required");
+					const deps = this.deps(ctx);
+					await sweepUploads(deps);
+					if (spec !== undefined) return uploadResponse(await openUpload(deps, caller, spec));
+					if (typeof uploadId !== "string") throw invalidArgument("uploadId must be a string");
+					const node = nodeOfUploadId(uploadId);
+					if (node === null) throw sessionNotFound();
+					if (node !== this.broker.nodeID) {
+						try {
+							return await call(ctx, attachmentsActions.upload, ctx.params, { nodeID: node, ...(body ? { stream: body } : {}) });
+						} catch (err) {
+							if (isNodeGone(err)) throw sessionNotFound();
+							throw err;
+						}
+					}
+					const chunk = { body, length: ctx.params[STREAM_LENGTH_PARAM] ?? 0, offset: ctx.params.offset };
+					return uploadResponse(await continueUpload(deps, caller, uploadId, chunk, requestTime(ctx)));
+				} finally {
+					body?.destroy();
+				}
+			}
+		},
+
+		/** GET /api/v1/attachments (contract 8.1). */
 		listAttachments: {
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const caller = signedIn(ctx);
-				const filterText = queryStringOf(ctx.params.filter, "filter");
-				const orderBy = queryStringOf(ctx.params.orderBy, "orderBy");
-				const filter = parseAttachmentFilter(filterText);
-				const sort = parseOrderBy(orderBy, ORDER_FIELDS, "create_time desc");
-				const pageSize = pageSizeParam(ctx.params.pageSize);
-				const bound = { filter: filterText ?? "", orderBy: orderBy ?? "", caller: caller.id };
-				const isMember = typeof filter.spaceId === "string" && (await this.isSpaceMember(ctx, filter.spaceId, caller));
-				const page = await listPage(this.attachmentCollection(), {
-					operation: LIST_ATTACHMENTS,
-					query: bound,
-					pageSize,
-					pageToken: queryStringOf(ctx.params.pageToken, "pageToken"),
-					sort,
-					keyTypes: SORT_KEY_TYPES,
-					branches: listBranches(caller, filter.spaceId, isMember),
-					where: compileAttachmentFilter(filter, ctx.meta.requestTime ?? Date.now())
-				});
-				return { attachments: page.items.map(toAttachmentJson), nextPageToken: page.nextPageToken };
+				return pageJson(await listAttachments(this.deps(ctx), ctx.params, caller, requestTime(ctx)));
 			}
 		},
 
@@ -114,10 +132,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		getAttachment: {
 			async handler(ctx: Ctx<{ attachment?: unknown }>) {
 				const id = pathId(ctx.params.attachment);
-				const doc = await this.attachmentCollection().findOne({ _id: id });
-				const memos = doc?.memoId ? await this.memoInfo(ctx, [doc.memoId]) : new Map<string, MemoAccessInfo>();
-				assertCanRead(doc, id, ctx.meta.user ?? null, doc?.memoId ? memos.get(doc.memoId) : undefined);
-				return toAttachmentJson(doc);
+				return toAttachmentJson(await getAttachment(this.deps(ctx), id, ctx.meta.user ?? null));
 			}
 		},
 
@@ -128,39 +143,23 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const id = pathId(ctx.params.attachment);
 				parseUpdateMask(queryStringOf(ctx.params.updateMask, "updateMask"), ["filename"], { required: true });
 				const filename = parseFilename(fieldOf(messageOf(ctx.params.patch, "attachment"), "filename"), "attachment.filename");
-				const attachments = this.attachmentCollection();
-				assertCanWrite(await attachments.findOne({ _id: id }), id, caller);
-				const updated = await attachments.findOneAndUpdate({ _id: id }, { $set: { filename } });
-				if (updated === null) throw attachmentNotFound(id);
-				return toAttachmentJson(updated);
+				return toAttachmentJson(await renameAttachment(this.deps(ctx), id, filename, caller));
 			}
 		},
 
-		/** DELETE /api/v1/attachments/{attachment} (contract 8.3): record and bytes. */
+		/** DELETE /api/v1/attachments/{attachment} (contract 8.3). */
 		deleteAttachment: {
 			async handler(ctx: Ctx<{ attachment?: unknown }>): Promise<void> {
 				const caller = signedIn(ctx);
-				const id = pathId(ctx.params.attachment);
-				const doc = await this.attachmentCollection().findOne({ _id: id });
-				assertCanWrite(doc, id, caller);
-				await this.removeAttachments([doc]);
+				await deleteAttachment(this.deps(ctx), pathId(ctx.params.attachment), caller);
 			}
 		},
 
-		/** POST /api/v1/attachments:batchDelete (contract 8.3): every name checked first, then all deleted. */
+		/** POST /api/v1/attachments:batchDelete (contract 8.3). */
 		batchDeleteAttachments: {
 			async handler(ctx: Ctx<{ names?: unknown }>): Promise<void> {
 				const caller = signedIn(ctx);
-				const names = ctx.params.names;
-				if (!Array.isArray(names) || names.length < 1 || names.length > BATCH_DELETE_MAX) {
-					throw invalidArgument(`names must list 1 to ${BATCH_DELETE_MAX} attachment names`);
-				}
-				const ids = [...new Set(names.map((name, i) => parseName("attachment", typeof name === "string" ? name : "", `names[${i}]`)))];
-				const docs = await this.attachmentCollection().find({ _id: { $in: ids } });
-				const byId = new Map(docs.map(doc => [doc._id, doc]));
-				for (const id of ids) if (!byId.has(id)) throw attachmentNotFound(id);
-				for (const id of ids) assertCanWrite(byId.get(id) ?? null, id, caller);
-				await this.removeAttachments(docs);
+				await batchDeleteAttachments(this.deps(ctx), ctx.params.names, caller);
 			}
 		},
 
@@ -170,56 +169,26 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const caller = signedIn(ctx);
 				const memoId = pathId(ctx.params.memo);
 				const ids = parseMemoAttachmentNames(ctx.params.attachments);
-				const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
-				if (memo === undefined) throw notFound(`memo "memos/${memoId}" not found`);
-				if (caller.id !== memo.creatorId && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
-				await checkLinks(this.attachmentCollection(), memo, ids);
-				await replaceLinks(this.attachmentCollection(), memo, ids);
-				await call(ctx, memosActions.touch, { memoId, time: ctx.meta.requestTime ?? Date.now() });
+				const deps = this.deps(ctx);
+				await setMemoAttachments(deps, memoId, ids, caller);
+				await deps.peers.touchMemo(memoId, requestTime(ctx));
 			}
 		},
 
-		/**
-		 * For the memos service: the `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5)
-		 * under the rules of SetMemoAttachments, checked first (`apply` false), applied once the
-		 * memo is written (`apply` true).
-		 */
+		/** For the memos service: the `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5). */
 		linkForMemo: {
 			visibility: "public",
-			/** Applying answers the memo's attachments in display order, so that CreateMemo needs no third call. */
 			async handler(ctx: Ctx<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }>): Promise<Record<string, unknown>[] | undefined> {
 				const ids = parseMemoAttachmentNames(ctx.params.attachments);
-				if (ctx.params.apply !== true) {
-					await checkLinks(this.attachmentCollection(), ctx.params.memo, ids);
-					return undefined;
-				}
-				await replaceLinks(this.attachmentCollection(), ctx.params.memo, ids);
-				const linked = await this.attachmentCollection().find({ memoId: ctx.params.memo.id }, { sort: { memoPosition: 1, seq: 1 } });
-				return linked.map(toAttachmentJson);
+				const linked = await linkForMemo(this.deps(ctx), ctx.params.memo, ids, ctx.params.apply === true);
+				return linked?.map(toAttachmentJson);
 			}
 		},
 
-		/** GET /api/v1/memos/{memo}/attachments (contract 7.9): the memo's read rule, display order. */
+		/** GET /api/v1/memos/{memo}/attachments (contract 7.9). */
 		listMemoAttachments: {
 			async handler(ctx: Ctx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
-				const memoId = pathId(ctx.params.memo);
-				const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
-				if (memo === undefined || memo.read === "NOT_FOUND") throw notFound(`memo "memos/${memoId}" not found`);
-				if (memo.read === "UNAUTHENTICATED") throw unauthenticated();
-				if (memo.read === "PERMISSION_DENIED") throw permissionDenied(`no read access to memo "memos/${memoId}"`);
-				const pageSize = pageSizeParam(ctx.params.pageSize);
-				const sort = { memoPosition: 1, seq: 1 } as const;
-				const bound = { memo: memoId };
-				const page = await listPage(this.attachmentCollection(), {
-					operation: LIST_MEMO_ATTACHMENTS,
-					query: bound,
-					pageSize,
-					pageToken: queryStringOf(ctx.params.pageToken, "pageToken"),
-					sort,
-					keyTypes: SORT_KEY_TYPES,
-					branches: [{ memoId }]
-				});
-				return { attachments: page.items.map(toAttachmentJson), nextPageToken: page.nextPageToken };
+				return pageJson(await listMemoAttachments(this.deps(ctx), pathId(ctx.params.memo), ctx.params));
 			}
 		},
 
@@ -227,11 +196,9 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		forMemos: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ memoIds?: string[] }>): Promise<Record<string, Record<string, unknown>[]>> {
-				const memoIds = [...new Set(ctx.params.memoIds ?? [])];
+				const byMemo = await attachmentsOfMemos(this.deps(ctx), ctx.params.memoIds ?? []);
 				const result: Record<string, Record<string, unknown>[]> = {};
-				if (memoIds.length === 0) return result;
-				const docs = await this.attachmentCollection().find({ memoId: { $in: memoIds } }, { sort: { memoId: 1, memoPosition: 1, seq: 1 } });
-				for (const doc of docs) (result[doc.memoId as string] ??= []).push(toAttachmentJson(doc));
+				for (const [memoId, docs] of byMemo) result[memoId] = docs.map(toAttachmentJson);
 				return result;
 			}
 		},
@@ -240,20 +207,18 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		deleteForMemos: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ memoIds?: string[] }>): Promise<void> {
-				const memoIds = ctx.params.memoIds ?? [];
-				if (memoIds.length === 0) return;
-				await this.removeAttachments(await this.attachmentCollection().find({ memoId: { $in: memoIds } }));
+				await deleteForMemos(this.deps(ctx), ctx.params.memoIds ?? []);
 			}
 		},
 
 		/** For InstanceStats (contract 4.11, services/instance/stats.ts): counters of what this service owns. */
 		stats: {
 			visibility: "public",
-			async handler(): Promise<{ attachmentCount: number; attachmentBytes: number; localStorageBytes: number }> {
-				const sizes = await this.attachmentCollection().find({}, { projection: { size: 1 } });
-				const attachmentBytes = sizes.reduce((sum, doc) => sum + doc.size, 0);
+			async handler(ctx: Ctx<unknown>): Promise<{ attachmentCount: number; attachmentBytes: number; localStorageBytes: number }> {
+				const deps = this.deps(ctx);
+				const totals = await storedTotals(deps.store);
 				// Local files hold exactly the stored attachments' bytes; S3 usage is not ours to measure.
-				return { attachmentCount: sizes.length, attachmentBytes, localStorageBytes: blobsOf(this.broker).kind === "local" ? attachmentBytes : -1 };
+				return { attachmentCount: totals.count, attachmentBytes: totals.bytes, localStorageBytes: deps.blobs.kind === "local" ? totals.bytes : -1 };
 			}
 		},
 
@@ -263,8 +228,9 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			async handler(ctx: Ctx<{ userId?: string }>): Promise<void> {
 				const userId = ctx.params.userId;
 				if (typeof userId !== "string" || userId === "") return;
-				await this.removeAttachments(await this.attachmentCollection().find({ creatorId: userId }));
-				for (const session of this.uploads.all()) if (session.userId === userId) await this.discardUpload(session);
+				const deps = this.deps(ctx);
+				await removeAttachments(deps, await deps.store.attachments.find({ creatorId: userId }));
+				await discardUploadsOf(deps, userId);
 			}
 		},
 
@@ -272,9 +238,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		setMemosDeleted: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ memoIds?: string[]; deleted?: boolean }>): Promise<void> {
-				const memoIds = ctx.params.memoIds ?? [];
-				if (memoIds.length === 0) return;
-				await this.attachmentCollection().update({ memoId: { $in: memoIds } }, { $set: { memoDeleted: ctx.params.deleted === true } }, { multi: true });
+				await setMemosDeleted(this.deps(ctx), ctx.params.memoIds ?? [], ctx.params.deleted === true);
 			}
 		},
 
@@ -284,7 +248,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			async handler(ctx: Ctx<{ memoId?: string; spaceId?: string | null; spaceReadable?: boolean }>): Promise<void> {
 				const { memoId, spaceId = null, spaceReadable = false } = ctx.params;
 				if (typeof memoId !== "string") return;
-				await this.attachmentCollection().update({ memoId }, { $set: { spaceId, memoSpaceReadable: spaceReadable } }, { multi: true });
+				await followMemo(this.deps(ctx), memoId, spaceId, spaceReadable);
 			}
 		},
 
@@ -294,7 +258,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			async handler(ctx: Ctx<{ spaceId?: string }>): Promise<void> {
 				const spaceId = ctx.params.spaceId;
 				if (typeof spaceId !== "string" || spaceId === "") return;
-				await this.attachmentCollection().update({ spaceId }, { $set: { spaceId: null, memoSpaceReadable: false } }, { multi: true });
+				await leaveSpace(this.deps(ctx), spaceId);
 			}
 		},
 
@@ -302,19 +266,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		fileInfo: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ attachment?: unknown; shareToken?: unknown }>): Promise<FileAccess> {
-				const id = pathId(ctx.params.attachment);
-				const doc = await this.attachmentCollection().findOne({ _id: id });
-				// External links have no bytes here; a soft-deleted memo's attachments are not served.
-				if (doc === null || doc.blobKey === null || doc.memoDeleted) throw attachmentNotFound(id);
-				// A share token grants its memo's attachments to whoever holds it, and anything else it names is NOT_FOUND (contract 8.5).
-				if (ctx.params.shareToken !== undefined) {
-					const shared = doc.memoId === null ? null : await call(ctx, memosActions.resolveShare, { token: ctx.params.shareToken });
-					if (shared === null || shared.memoId !== doc.memoId) throw notFound("share link not found");
-					return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: false };
-				}
-				const memo = doc.memoId === null ? undefined : (await this.memoInfo(ctx, [doc.memoId])).get(doc.memoId);
-				assertCanRead(doc, id, ctx.meta.user ?? null, memo);
-				return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: memo?.publicRead ?? false };
+				return fileInfo(this.deps(ctx), pathId(ctx.params.attachment), ctx.meta.user ?? null, ctx.params.shareToken);
 			}
 		},
 
@@ -322,108 +274,62 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		fileStream: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ attachment?: unknown; range?: ByteRange }>): Promise<Readable> {
-				const id = pathId(ctx.params.attachment);
-				const doc = await this.attachmentCollection().findOne({ _id: id });
-				if (doc === null || doc.blobKey === null) throw attachmentNotFound(id);
-				try {
-					return await blobsOf(this.broker).get(doc.blobKey, ctx.params.range);
-				} catch (err) {
-					if (err instanceof BlobNotFoundError) throw attachmentNotFound(id);
-					throw err;
-				}
+				return fileStream(this.deps(ctx), pathId(ctx.params.attachment), ctx.params.range);
 			}
 		}
 	},
 
 	methods: {
-		attachmentCollection(): Collection<AttachmentDoc> {
-			return documentsOf(this.broker).collection<AttachmentDoc>(ATTACHMENTS);
-		},
-
-		async nextSeq(): Promise<number> {
-			return nextSequence(documentsOf(this.broker), SEQUENCES, ATTACHMENTS);
-		},
-
-		async uploadLimit(): Promise<number> {
-			return uploadLimitBytes(await this.instanceSetting("STORAGE"));
-		},
-
-		async memoInfo(ctx: Context, memoIds: Iterable<string>): Promise<Map<string, MemoAccessInfo>> {
-			const ids = [...new Set(memoIds)];
-			if (ids.length === 0) return new Map();
-			const infos = await call(ctx, memosActions.accessInfo, { memoIds: ids });
-			return new Map(infos.map(info => [info.id, info]));
-		},
-
-		async isSpaceMember(ctx: Context, spaceId: string, caller: Caller): Promise<boolean> {
-			const found = await call(ctx, spacesActions.spaceMembers, { spaceId, userIds: [caller.id] });
-			return Object.hasOwn(found.roles, caller.id);
-		},
-
-		async checkOwnMemo(ctx: Context, memoId: string, caller: Caller): Promise<MemoAccessInfo> {
-			const memo = (await this.memoInfo(ctx, [memoId])).get(memoId);
-			if (memo === undefined || memo.read === "NOT_FOUND") throw notFound(`memo "memos/${memoId}" not found`);
-			if (memo.creatorId !== caller.id) throw permissionDenied(`only the creator of memo "memos/${memoId}" may attach files to it`);
-			return memo;
-		},
-
-		async insertAttachment(attachment: NewAttachment, now: number, memo: MemoAccessInfo | null): Promise<AttachmentDoc> {
-			const { stored } = attachment;
-			let type = attachment.type;
-			if (type === "") type = typeFromFilename(attachment.filename);
-			if (type === "" && stored !== null) type = await sniffType(stored.head);
-			let memoPosition = 0;
-			if (memo !== null) {
-				const [lastLinked] = await this.attachmentCollection().find({ memoId: memo.id }, { sort: { memoPosition: -1 }, limit: 1 });
-				memoPosition = (lastLinked?.memoPosition ?? -1) + 1;
-			}
-			const doc: AttachmentDoc = {
-				_id: attachment.id,
-				seq: await this.nextSeq(),
-				creatorId: attachment.creatorId,
-				filename: attachment.filename,
-				type: type === "" ? DEFAULT_TYPE : type,
-				size: stored?.size ?? 0,
-				externalLink: attachment.externalLink,
-				sha256: stored?.sha256 ?? "",
-				blobKey: stored?.key ?? null,
-				memoId: memo?.id ?? null,
-				memoPosition,
-				spaceId: memo?.spaceId ?? null,
-				memoSpaceReadable: memo?.spaceReadable ?? false,
-				memoDeleted: false,
-				createTime: now
+		deps(caller: Context | ServiceBroker): AttachmentsDeps {
+			return {
+				store: attachmentsStore(documentsOf(this.broker)),
+				blobs: blobsOf(this.broker),
+				peers: {
+					async memoInfo(memoIds) {
+						const ids = [...new Set(memoIds)];
+						if (ids.length === 0) return new Map();
+						const infos = await call(caller, memosActions.accessInfo, { memoIds: ids });
+						return new Map(infos.map(info => [info.id, info]));
+					},
+					sharedMemo: async token => (await call(caller, memosActions.resolveShare, { token }))?.memoId ?? null,
+					touchMemo: (memoId, time) => call(caller, memosActions.touch, { memoId, time }),
+					async isSpaceMember(spaceId, userId) {
+						const found = await call(caller, spacesActions.spaceMembers, { spaceId, userIds: [userId] });
+						return Object.hasOwn(found.roles, userId);
+					}
+				},
+				uploadLimit: async () => uploadLimitBytes(await this.instanceSetting("STORAGE")),
+				uploads: this.uploads,
+				nodeID: this.broker.nodeID,
+				now: () => this.clock(),
+				countStoredBytes: bytes => countAttachmentBytes(this.broker, bytes),
+				reportOpenUploads: () => {
+					if (this.broker.isMetricsEnabled()) this.broker.metrics.set(UPLOAD_SESSIONS_GAUGE, this.uploads.openTotal());
+				}
 			};
-			if (attachment.motionMedia !== undefined) doc.motionMedia = attachment.motionMedia;
-			if (attachment.mediaMetadata !== undefined) doc.mediaMetadata = attachment.mediaMetadata;
-			try {
-				await this.attachmentCollection().insert(doc);
-			} catch (err) {
-				if (stored !== null) await blobsOf(this.broker).delete(stored.key);
-				if (err instanceof DuplicateKeyError) throw alreadyExists(`attachment "attachments/${attachment.id}" already exists`);
-				throw err;
-			}
-			countAttachmentBytes(this.broker, doc.size);
-			return doc;
-		},
+		}
+	},
 
-		async removeAttachments(docs: AttachmentDoc[]): Promise<void> {
-			if (docs.length === 0) return;
-			await this.attachmentCollection().remove({ _id: { $in: docs.map(doc => doc._id) } }, { multi: true });
-			const blobs = blobsOf(this.broker);
-			for (const doc of docs) if (doc.blobKey !== null) await blobs.delete(doc.blobKey);
+	created() {
+		this.clock = () => Date.now();
+		this.uploads = new UploadSessions(() => this.clock());
+		if (this.broker.isMetricsEnabled()) {
+			this.broker.metrics.register({ type: "gauge", name: UPLOAD_SESSIONS_GAUGE, description: "Chunked upload sessions open on this node" });
 		}
 	},
 
 	async started() {
-		const attachments = this.attachmentCollection();
-		// ListAttachments branches (space-widening.ts): the owner or the space first, then each sort key with the sequence tie-break.
-		for (const key of ["createTime", "filename", "type", "size"]) {
-			await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
-			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: -1, seq: -1 } });
-		}
-		// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
-		await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });
+		await ensureAttachmentIndexes(attachmentsStore(documentsOf(this.broker)));
+		this.sweepTimer = setInterval(() => {
+			sweepUploads(this.deps(this.broker)).catch((err: unknown) => this.logger.warn(errorLog(err), "sweeping expired upload sessions failed"));
+		}, SWEEP_INTERVAL_MS);
+		this.sweepTimer.unref();
+	},
+
+	async stopped() {
+		clearInterval(this.sweepTimer);
+		const deps = this.deps(this.broker);
+		for (const session of this.uploads.all()) await discardUpload(deps, session);
 	}
 };
 

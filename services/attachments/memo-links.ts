@@ -1,10 +1,11 @@
-import { failedPrecondition, invalidArgument } from "../../shared/errors.js";
+import type { Caller } from "../../shared/caller.js";
+import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
 import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
-import type { Collection } from "../../shared/store/document-store.js";
 import { attachmentNotFound } from "./attachment-access.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 import type { LinkTarget } from "./attachments.contract.js";
+import type { AttachmentsDeps } from "./attachments-deps.js";
 
 /**
  * SetMemoAttachments' body (contract 7.9): only each `name` is read; the list order is the
@@ -28,8 +29,8 @@ export function parseMemoAttachmentNames(raw: unknown): string[] {
  * memo's creator (else NOT_FOUND), unless already linked to this memo; one linked to another
  * memo is FAILED_PRECONDITION.
  */
-export async function checkLinks(attachments: Collection<AttachmentDoc>, target: LinkTarget, ids: readonly string[]): Promise<void> {
-	const docs = new Map((await attachments.find({ _id: { $in: [...ids] } })).map(doc => [doc._id, doc]));
+async function checkLinks(deps: AttachmentsDeps, target: LinkTarget, ids: readonly string[]): Promise<void> {
+	const docs = new Map((await deps.store.attachments.find({ _id: { $in: [...ids] } })).map(doc => [doc._id, doc]));
 	for (const id of ids) {
 		const doc = docs.get(id);
 		if (doc?.memoId === target.id) continue;
@@ -42,11 +43,49 @@ export async function checkLinks(attachments: Collection<AttachmentDoc>, target:
  * Makes `ids` (checked) the memo's set in this order; the others are unlinked, not deleted. An
  * attachment linked elsewhere since the check is left where it is.
  */
-export async function replaceLinks(attachments: Collection<AttachmentDoc>, target: LinkTarget, ids: readonly string[]): Promise<void> {
+async function replaceLinks(deps: AttachmentsDeps, target: LinkTarget, ids: readonly string[]): Promise<void> {
 	const unlinked = { memoId: null, spaceId: null, memoSpaceReadable: false, memoPosition: 0, memoDeleted: false };
-	await attachments.update({ memoId: target.id, _id: { $nin: [...ids] } }, { $set: unlinked }, { multi: true });
+	await deps.store.attachments.update({ memoId: target.id, _id: { $nin: [...ids] } }, { $set: unlinked }, { multi: true });
 	for (const [position, id] of ids.entries()) {
 		const linked = { memoId: target.id, spaceId: target.spaceId, memoSpaceReadable: target.spaceReadable, memoPosition: position, memoDeleted: false };
-		await attachments.update({ _id: id, $or: [{ memoId: null }, { memoId: target.id }] }, { $set: linked });
+		await deps.store.attachments.update({ _id: id, $or: [{ memoId: null }, { memoId: target.id }] }, { $set: linked });
 	}
+}
+
+/** SetMemoAttachments (contract 7.9): replaces the memo's set. */
+export async function setMemoAttachments(deps: AttachmentsDeps, memoId: string, ids: readonly string[], caller: Caller): Promise<void> {
+	const memo = (await deps.peers.memoInfo([memoId])).get(memoId);
+	if (memo === undefined) throw notFound(`memo "memos/${memoId}" not found`);
+	if (caller.id !== memo.creatorId && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
+	await checkLinks(deps, memo, ids);
+	await replaceLinks(deps, memo, ids);
+}
+
+/**
+ * The `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5) under the rules of
+ * SetMemoAttachments: checked first (`apply` false), applied once the memo is written (`apply`
+ * true), which answers the memo's attachments in display order so that CreateMemo needs no third call.
+ */
+export async function linkForMemo(deps: AttachmentsDeps, target: LinkTarget, ids: readonly string[], apply: boolean): Promise<AttachmentDoc[] | undefined> {
+	if (!apply) {
+		await checkLinks(deps, target, ids);
+		return undefined;
+	}
+	await replaceLinks(deps, target, ids);
+	return deps.store.attachments.find({ memoId: target.id }, { sort: { memoPosition: 1, seq: 1 } });
+}
+
+/** The attachments of memos in display order, by memo id (one call per request, contract 4.1). */
+export async function attachmentsOfMemos(deps: AttachmentsDeps, memoIds: readonly string[]): Promise<Map<string, AttachmentDoc[]>> {
+	const result = new Map<string, AttachmentDoc[]>();
+	const ids = [...new Set(memoIds)];
+	if (ids.length === 0) return result;
+	const docs = await deps.store.attachments.find({ memoId: { $in: ids } }, { sort: { memoId: 1, memoPosition: 1, seq: 1 } });
+	for (const doc of docs) {
+		const memoId = doc.memoId as string;
+		const list = result.get(memoId) ?? [];
+		list.push(doc);
+		result.set(memoId, list);
+	}
+	return result;
 }

@@ -1,0 +1,36 @@
+import { nextSequence } from "../../shared/sequence.js";
+import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
+import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
+
+const SEQUENCES = "attachment_sequences";
+
+/** The attachments service's collections: the records and their creation counter. */
+export interface AttachmentsStore {
+	attachments: Collection<AttachmentDoc>;
+	/** The creation sequence that breaks ties between equal sort keys (contract 6.4). */
+	nextSeq(): Promise<number>;
+}
+
+export function attachmentsStore(documents: DocumentStore): AttachmentsStore {
+	return {
+		attachments: documents.collection<AttachmentDoc>(ATTACHMENTS),
+		nextSeq: () => nextSequence(documents, SEQUENCES, ATTACHMENTS)
+	};
+}
+
+export async function ensureAttachmentIndexes(store: AttachmentsStore): Promise<void> {
+	const { attachments } = store;
+	// ListAttachments branches (space-widening.ts): the owner or the space first, then each sort key with the sequence tie-break.
+	for (const key of ["createTime", "filename", "type", "size"]) {
+		await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
+		await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: -1, seq: -1 } });
+	}
+	// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
+	await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });
+}
+
+/** How many attachments are stored and their bytes (InstanceStats, contract 4.11). */
+export async function storedTotals(store: AttachmentsStore): Promise<{ count: number; bytes: number }> {
+	const sizes = await store.attachments.find({}, { projection: { size: 1 } });
+	return { count: sizes.length, bytes: sizes.reduce((sum, doc) => sum + doc.size, 0) };
+}

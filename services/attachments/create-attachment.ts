@@ -1,0 +1,23 @@
+import type { Readable } from "node:stream";
+import type { Caller } from "../../shared/caller.js";
+import { invalidArgument } from "../../shared/errors.js";
+import { emptyBody, newBlobKey, storeBytes } from "./attachment-bytes.js";
+import type { AttachmentDoc } from "./attachment-doc.js";
+import { assertIdFree, checkOwnMemo, insertAttachment, type NewAttachment } from "./attachment-records.js";
+import type { AttachmentsDeps } from "./attachments-deps.js";
+import type { CreateAttachmentInput } from "./create-input.js";
+
+/** CreateAttachment (contract 8.2): the bytes, if any, come as `body`. */
+export async function createAttachment(deps: AttachmentsDeps, input: CreateAttachmentInput, caller: Caller, body: Readable | null, now: number): Promise<AttachmentDoc> {
+	const limit = await deps.uploadLimit();
+	if (input.contentLength !== null && input.contentLength > limit) throw invalidArgument(`attachment is larger than the upload limit of ${limit} bytes`);
+	const memo = input.memoId === null ? null : await checkOwnMemo(deps, input.memoId, caller);
+	await assertIdFree(deps, input.id);
+	let stored: NewAttachment["stored"] = null;
+	if (input.externalLink === "") {
+		const key = newBlobKey();
+		const source = input.contentLength !== null && body ? body : emptyBody();
+		stored = { key, ...(await storeBytes(deps.blobs, key, source, input.contentLength ?? 0)) };
+	}
+	return insertAttachment(deps, { ...input, creatorId: caller.id, stored }, now, memo);
+}

@@ -1,0 +1,154 @@
+import type { Readable } from "node:stream";
+import type { Caller } from "../../../shared/caller.js";
+import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from "../../../shared/errors.js";
+import { resolveId } from "../../../shared/ids.js";
+import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
+import { fieldOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
+import { concatenateBlobs, newBlobKey, storeBytes } from "../attachment-bytes.js";
+import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
+import { toAttachmentJson } from "../attachment-json.js";
+import { assertIdFree, checkOwnMemo, insertAttachment } from "../attachment-records.js";
+import type { AttachmentsDeps } from "../attachments-deps.js";
+import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, SESSION_IDLE_MS, newUploadId, type UploadSession, type UploadSpec } from "./upload-sessions.js";
+
+/**
+ * The chunked upload of contract 8.4. Sessions live in the memory of the node that opened
+ * them (`deps.uploads`), their chunks in the blob store; the upload id names that node, and
+ * the service passes a continuation reaching another replica on to it with its bytes.
+ */
+
+/** The gauge of contract 13 on attachments nodes. */
+export const UPLOAD_SESSIONS_GAUGE = "memos_upload_sessions_open";
+
+export const sessionNotFound = () => notFound("upload session not found");
+
+/** A chunk as the service received it: its bytes, their length and the client's offset. */
+export interface UploadChunk {
+	body: Readable | null;
+	length: number;
+	offset: unknown;
+}
+
+export function uploadResponse(session: UploadSession): Record<string, unknown> {
+	const response: Record<string, unknown> = {
+		uploadId: session.id,
+		size: toInt64(session.spec.size),
+		nextOffset: toInt64(session.nextOffset),
+		maxChunkSize: toInt64(MAX_CHUNK_BYTES),
+		expireTime: toTimestamp(session.expiresAt)
+	};
+	if (session.completed !== undefined) response.attachment = session.completed;
+	return response;
+}
+
+export async function openUpload(deps: AttachmentsDeps, caller: Caller, spec: JsonMessage): Promise<UploadSession> {
+	const filename = parseFilename(fieldOf(spec, "filename"), "spec.filename");
+	const type = parseType(fieldOf(spec, "type"), "spec.type") || typeFromFilename(filename);
+	const rawSize = fieldOf(spec, "size");
+	if (rawSize === undefined || rawSize === "") throw invalidArgument("spec.size is required");
+	const size = parseInt64(rawSize, "spec.size");
+	const limit = await deps.uploadLimit();
+	if (size < 1 || size > limit) throw invalidArgument(`spec.size must be between 1 and the upload limit of ${limit} bytes`);
+	const attachmentId = resolveId(stringOf(fieldOf(spec, "attachmentId"), "spec.attachmentId"), "spec.attachmentId", "attachment");
+	await assertIdFree(deps, attachmentId);
+	const memo = parseMemoRef(fieldOf(spec, "memo"), "spec.memo");
+	if (memo !== null) await checkOwnMemo(deps, memo, caller);
+	if (deps.uploads.openCount(caller.id) >= MAX_OPEN_SESSIONS_PER_USER) {
+		throw resourceExhausted(`at most ${MAX_OPEN_SESSIONS_PER_USER} upload sessions may be open at once`);
+	}
+	const { id, key } = newUploadId(deps.nodeID);
+	const uploadSpec: UploadSpec = { filename, type, size, memoId: memo, attachmentId };
+	const session: UploadSession = {
+		id,
+		key,
+		userId: caller.id,
+		spec: uploadSpec,
+		nextOffset: 0,
+		parts: [],
+		lastChunkOffset: -1,
+		expiresAt: deps.now() + SESSION_IDLE_MS,
+		busy: false
+	};
+	deps.uploads.add(session);
+	deps.reportOpenUploads();
+	return session;
+}
+
+/** A chunk (or an empty status query) for a session of this node; `now` is the request time. */
+export async function continueUpload(deps: AttachmentsDeps, caller: Caller, uploadId: string, chunk: UploadChunk, now: number): Promise<UploadSession> {
+	const session = deps.uploads.get(uploadId, caller.id);
+	if (session === null) throw sessionNotFound();
+	const { body, length } = chunk;
+	if (length === 0 || body === null) {
+		deps.uploads.touch(session);
+		return session;
+	}
+	if (length > MAX_CHUNK_BYTES) throw invalidArgument(`a chunk holds at most ${MAX_CHUNK_BYTES} bytes`);
+	if (chunk.offset === undefined || chunk.offset === "") throw invalidArgument("offset is required with content");
+	const offset = parseInt64(chunk.offset, "offset");
+	if (offset < 0 || offset + length > session.spec.size) throw invalidArgument(`offset + chunk length exceeds the size of ${session.spec.size} bytes`);
+	if (session.completed !== undefined) {
+		if (offset !== session.lastChunkOffset) throw failedPrecondition("the upload is already complete");
+		deps.uploads.touch(session);
+		return session;
+	}
+	if (offset !== session.nextOffset) throw failedPrecondition(`offset must be ${session.nextOffset}`);
+	if (session.busy) throw failedPrecondition("another chunk of this upload is being written");
+	session.busy = true;
+	try {
+		const part = `uploads/${session.key}/${session.parts.length}`;
+		await storeBytes(deps.blobs, part, body, length);
+		session.parts.push(part);
+		session.nextOffset += length;
+		session.lastChunkOffset = offset;
+		deps.uploads.touch(session);
+		if (session.nextOffset === session.spec.size) await completeUpload(deps, caller, session, now);
+	} finally {
+		session.busy = false;
+		deps.reportOpenUploads();
+	}
+	return session;
+}
+
+/** The last byte arrived: the attachment is made from the staged chunks (rules of 8.2, re-checked). */
+async function completeUpload(deps: AttachmentsDeps, caller: Caller, session: UploadSession, now: number): Promise<void> {
+	const { spec } = session;
+	try {
+		const memo = spec.memoId === null ? null : await checkOwnMemo(deps, spec.memoId, caller);
+		await assertIdFree(deps, spec.attachmentId);
+		const key = newBlobKey();
+		const stored = await concatenateBlobs(deps.blobs, session.parts, key, spec.size);
+		const doc = await insertAttachment(
+			deps,
+			{ id: spec.attachmentId, creatorId: caller.id, filename: spec.filename, type: spec.type, externalLink: "", stored: { key, ...stored }, memoId: memo?.id ?? null },
+			now,
+			memo
+		);
+		session.completed = toAttachmentJson(doc);
+	} catch (err) {
+		const type = (err as { type?: unknown }).type;
+		if (type === "ALREADY_EXISTS" || type === "NOT_FOUND" || type === "PERMISSION_DENIED") await discardUpload(deps, session);
+		throw err;
+	}
+	const parts = session.parts;
+	session.parts = [];
+	for (const part of parts) await deps.blobs.delete(part);
+}
+
+export async function discardUpload(deps: AttachmentsDeps, session: UploadSession): Promise<void> {
+	deps.uploads.remove(session);
+	for (const part of session.parts) await deps.blobs.delete(part);
+	session.parts = [];
+}
+
+/** Sessions idle past their time-out are dropped with their staged chunks. */
+export async function sweepUploads(deps: AttachmentsDeps): Promise<void> {
+	const expired = deps.uploads.takeExpired();
+	for (const session of expired) for (const part of session.parts) await deps.blobs.delete(part);
+	if (expired.length > 0) deps.reportOpenUploads();
+}
+
+/** For DeleteUser: the user's sessions of this node go, with their chunks. */
+export async function discardUploadsOf(deps: AttachmentsDeps, userId: string): Promise<void> {
+	for (const session of deps.uploads.all()) if (session.userId === userId) await discardUpload(deps, session);
+}
