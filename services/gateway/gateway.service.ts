@@ -19,10 +19,11 @@ import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { fileRouteAlias } from "./file-route.js";
-import { instrumentHttp } from "./http-metrics.js";
+import { instrumentHttp, largeBodiesGauge } from "./http-metrics.js";
 import { logAccess } from "./access-log.js";
 import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
+import { LargeBodySlots, bodyLimitOf } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -66,8 +67,9 @@ interface GatewayMethods {
 	errorHandler(req: IncomingMessage, res: ServerResponse, err: unknown): void;
 }
 
-/** What moleculer-web adds to the service that this schema uses. */
+/** What moleculer-web adds to the service that this schema uses, and the gateway's own state. */
 interface GatewayVars {
+	largeBodies: LargeBodySlots;
 	aliases: Alias[];
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
 	sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
@@ -198,7 +200,11 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			const shutOut = spec.access === "anyone" ? false : spec.access === "public-instance" ? await anonymousOnPrivateInstance(ctx) : !ctx.meta.user;
 			if (shutOut) this.refuseCaller(ctx, spec, unauthenticated());
 			const { query, params } = req.$params as { query?: Record<string, unknown>; params?: Record<string, unknown> };
-			const body = spec.body === undefined ? undefined : await readJsonBody(req, res);
+			let body: unknown;
+			if (spec.body !== undefined) {
+				this.largeBodies.take(spec, req, res);
+				body = await readJsonBody(req, res, bodyLimitOf(spec));
+			}
 			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
 			if (spec.bytesField !== undefined) req.$bytes = takeBytes(req.$params, spec.bytesField);
 			ctx.meta.requestTime = Date.now();
@@ -263,6 +269,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				return true;
 			});
 		}
+		this.largeBodies = new LargeBodySlots(config.maxLargeBodies, largeBodiesGauge(this.broker));
 		instrumentHttp(this.broker, this.server);
 		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);
 		answerClientErrors(this.server);

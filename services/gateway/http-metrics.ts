@@ -9,6 +9,7 @@ import type { RouteSpec } from "./route-spec.js";
  */
 export const HTTP_REQUESTS_TOTAL = "memos.http.requests.total";
 export const HTTP_REQUEST_DURATION = "memos.http.request.duration.seconds";
+const LARGE_BODIES = "memos.http.large.bodies.in.flight";
 
 const LABELS = ["method", "route", "code"];
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -47,4 +48,12 @@ export function instrumentHttp(broker: ServiceBroker, server: unknown): void {
 			broker.metrics.observe(HTTP_REQUEST_DURATION, Number(process.hrtime.bigint() - start) / 1e9, labels);
 		});
 	});
+}
+
+/** `memos_http_large_bodies_in_flight`: the large-body slots taken (body-limits.ts); a setter for them. */
+export function largeBodiesGauge(broker: ServiceBroker): (inUse: number) => void {
+	if (!broker.isMetricsEnabled()) return () => undefined;
+	broker.metrics.register({ type: "gauge", name: LARGE_BODIES, description: "Request bodies over 1 MiB the gateway is serving" });
+	broker.metrics.set(LARGE_BODIES, 0);
+	return inUse => broker.metrics.set(LARGE_BODIES, inUse);
 }

@@ -55,6 +55,8 @@ export interface RouteSpec {
 	 * node fails mid-call, the call is sent again to another node. Reads (GET) always are.
 	 */
 	idempotent?: true;
+	/** Largest request body in bytes (body-limits.ts: 1 MiB when absent); beyond it, INVALID_ARGUMENT. */
+	maxBodyBytes?: number;
 	summary: string;
 }
 

@@ -11,6 +11,7 @@ export const aiRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "*",
 		bytesField: "audio.content",
+		maxBodyBytes: 36 * 1024 * 1024,
 		summary: "Transcribes audio (base64, up to 25 MiB) with the provider configured in the AI setting."
 	}
 ];

@@ -1,5 +1,6 @@
 import { attachmentsActions } from "../../attachments/attachments.contract.js";
 import type { RouteSpec } from "../route-spec.js";
+import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
 
 /**
  * AttachmentService (contract 8) and the attachments of a memo (7.9), which the attachments
@@ -23,6 +24,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "attachment",
 		bytesField: "attachment.content",
+		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
 		summary: "Creates an attachment from base64 content or an external link."
 	},
 	{
@@ -43,6 +45,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "*",
 		bytesField: "content",
+		maxBodyBytes: 6 * 1024 * 1024,
 		summary: "Chunked upload: opens a session with spec, continues it with uploadId, offset and content."
 	},
 	{

@@ -1,5 +1,6 @@
 import { authActions } from "../../auth/auth.contract.js";
 import type { RouteSpec } from "../route-spec.js";
+import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
 
 /** UserService (contract 2.4); the auth service owns users. `{user}` is the username. */
 export const usersRoutes: RouteSpec[] = [
@@ -10,6 +11,7 @@ export const usersRoutes: RouteSpec[] = [
 		action: authActions.createUser,
 		access: "anyone",
 		body: "user",
+		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
 		summary: "Registers a user; the first user of an instance becomes its ADMIN."
 	},
 	{
@@ -38,6 +40,7 @@ export const usersRoutes: RouteSpec[] = [
 		body: "patch",
 		// A password change keeps the session it was made from (contract 2.1).
 		refreshCookie: true,
+		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
 		summary: "Changes the fields named by updateMask; role and state by admins only."
 	},
 	{
