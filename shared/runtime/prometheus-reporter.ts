@@ -90,19 +90,25 @@ function family(metric: StoredMetric, common: Record<string, unknown>): string[]
 	return lines;
 }
 
+/**
+ * On every series. Not `namespace`: Prometheus sets that one to the Kubernetes namespace of the
+ * target and would rename ours.
+ */
+const commonLabels = (broker: { namespace: string; nodeID: string }) => ({ moleculer_namespace: broker.namespace, node_id: broker.nodeID });
+
 /** Moleculer's Prometheus reporter (its HTTP server, port, path, includes/excludes) with this exposition. */
 export class ConventionalPrometheusReporter extends MetricReporters.Prometheus {
 	private readonly node = new Registry();
 
 	constructor(opts: { host: string; port: number; path: string; excludes: string[] }) {
 		// Moleculer drops the host from its options when the port is 0 (tests); the server still binds to HOST.
-		super({ ...opts });
+		super({ ...opts, defaultLabels: (registry: MetricRegistry) => commonLabels(registry.broker) });
 		(this.opts as { host?: string }).host = opts.host;
 	}
 
 	override init(registry: MetricRegistry): void {
 		super.init(registry);
-		this.node.setDefaultLabels({ namespace: registry.broker.namespace, node_id: registry.broker.nodeID });
+		this.node.setDefaultLabels(commonLabels(registry.broker));
 		collectDefaultMetrics({ register: this.node });
 		// Gauges named like counters (the same counts stand, by type, in nodejs_active_handles and the like).
 		for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) this.node.removeSingleMetric(name);
