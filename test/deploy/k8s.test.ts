@@ -2,6 +2,9 @@ import path from "node:path";
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import type { IStatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
 import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
+import type { IScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject";
+import type { IPodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
 import type { IPodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import type { IConfigMap } from "kubernetes-models/v1/ConfigMap";
 import type { IContainer } from "kubernetes-models/v1/Container";
@@ -85,9 +88,12 @@ describe.each(variants)("k8s %s", variant => {
 		expect([...deployed].sort()).toEqual([...SERVICE_NAMES].sort());
 	});
 
-	test("every Deployment's containers have a liveness probe on /healthz and a readiness probe on /readyz of the health port", () => {
+	test("every Deployment's containers have a startup and a liveness probe on /healthz and a readiness probe on /readyz of the health port", () => {
 		for (const d of deploymentsOf(objects)) {
 			for (const c of containersOf(d)) {
+				expect({ name: d.metadata?.name, path: c.startupProbe?.httpGet?.path, port: portNumber(c, c.startupProbe?.httpGet?.port) }).toEqual({ name: d.metadata?.name, path: "/healthz", port: HEALTH_PORT });
+				// The startup probe covers the start; the others need no initial delay.
+				expect(c.livenessProbe?.initialDelaySeconds ?? 0).toBe(0);
 				expect({ name: d.metadata?.name, path: c.livenessProbe?.httpGet?.path, port: portNumber(c, c.livenessProbe?.httpGet?.port) }).toEqual({ name: d.metadata?.name, path: "/healthz", port: HEALTH_PORT });
 				expect({ name: d.metadata?.name, path: c.readinessProbe?.httpGet?.path, port: portNumber(c, c.readinessProbe?.httpGet?.port) }).toEqual({ name: d.metadata?.name, path: "/readyz", port: HEALTH_PORT });
 			}
@@ -134,7 +140,7 @@ describe.each(variants)("k8s %s", variant => {
 		for (const d of deploymentsOf(objects)) {
 			for (const c of containersOf(d)) {
 				const config = loadConfig(effectiveEnv(objects, c, `${d.metadata?.name}-7d9f8c6b5-x2x9z`));
-				expect(config.transporter).toMatch(/^nats:\/\//);
+				expect(config.transporter).toMatch(/^(nats|tls):\/\//);
 				for (const name of config.services) {
 					if (CATALOG[name].documents) expect({ name, mongoUrl: config.mongoUrl !== undefined }).toEqual({ name, mongoUrl: true });
 					if (CATALOG[name].blobs) expect({ name, s3: config.s3 !== undefined }).toEqual({ name, s3: true });
@@ -176,9 +182,10 @@ describe.each(variants)("k8s %s", variant => {
 		}
 	});
 
-	test("gateway, memos, attachments and ai have an autoscaling/v2 HPA targeting their existing Deployment", () => {
+	test("gateway, memos, attachments and ai each have one autoscaler (autoscaling/v2 HPA or KEDA ScaledObject) targeting their existing Deployment, which sets no replicas", () => {
 		const deployments = deploymentsOf(objects);
 		const hpas = ofKind<IHorizontalPodAutoscaler>(objects, "HorizontalPodAutoscaler");
+		const scaledObjects = ofKind<IScaledObject>(objects, "ScaledObject");
 		for (const hpa of hpas) {
 			expect(hpa.apiVersion).toBe("autoscaling/v2");
 			const ref = hpa.spec?.scaleTargetRef;
@@ -186,8 +193,52 @@ describe.each(variants)("k8s %s", variant => {
 			expect(deployments.map(d => d.metadata?.name)).toContain(ref?.name);
 			expect(hpa.spec?.minReplicas ?? 1).toBeLessThanOrEqual(hpa.spec?.maxReplicas as number);
 		}
-		const scaled = hpas.flatMap(hpa => servicesOf(deployments.find(d => d.metadata?.name === hpa.spec?.scaleTargetRef.name) as IDeployment));
+		for (const so of scaledObjects) {
+			expect(deployments.map(d => d.metadata?.name)).toContain(so.spec?.scaleTargetRef.name);
+			expect(so.spec?.triggers.map(t => t.type).sort()).toEqual(["cpu", "prometheus"]);
+		}
+		const targets = [...hpas.map(hpa => hpa.spec?.scaleTargetRef.name), ...scaledObjects.map(so => so.spec?.scaleTargetRef.name)];
+		const scaled = targets.flatMap(name => servicesOf(deployments.find(d => d.metadata?.name === name) as IDeployment));
 		expect(scaled.sort()).toEqual([...SCALED].sort());
+		// An apply would reset a count the autoscaler chose.
+		for (const name of targets) expect({ name, replicas: deployments.find(d => d.metadata?.name === name)?.spec?.replicas }).toEqual({ name, replicas: undefined });
+		// CPU, not memory: idle memory says nothing about load.
+		for (const hpa of hpas) expect(hpa.spec?.metrics?.map(m => m.resource?.name)).toEqual(["cpu"]);
+	});
+
+	test("every Deployment spreads its pods over zones and nodes", () => {
+		for (const d of deploymentsOf(objects)) {
+			const spread = d.spec?.template.spec?.topologySpreadConstraints ?? [];
+			expect({ name: d.metadata?.name, keys: spread.map(t => t.topologyKey).sort() }).toEqual({ name: d.metadata?.name, keys: ["kubernetes.io/hostname", "topology.kubernetes.io/zone"] });
+			for (const t of spread) expect(matches(t.labelSelector?.matchLabels as Record<string, string>, d.spec?.template.metadata?.labels)).toBe(true);
+		}
+	});
+
+	test("NetworkPolicies: every memos pod denies ingress but what is listed; only the gateway's API port is open, metrics only to Prometheus", () => {
+		const policies = ofKind<INetworkPolicy>(objects, "NetworkPolicy");
+		const ingressOf = (d: IDeployment) =>
+			policies.filter(p => p.spec?.policyTypes?.includes("Ingress") && matches(p.spec.podSelector.matchLabels as Record<string, string>, d.spec?.template.metadata?.labels));
+		for (const d of deploymentsOf(objects)) {
+			const applying = ingressOf(d);
+			expect({ name: d.metadata?.name, selected: applying.length > 0 }).toEqual({ name: d.metadata?.name, selected: true });
+			const container = containersOf(d)[0] as IContainer;
+			const open = applying.flatMap(p => p.spec?.ingress ?? []).flatMap(rule => (rule.ports ?? []).map(port => ({ port: portNumber(container, port.port), from: rule.from })));
+			const api = open.filter(o => o.port === 5230);
+			if (servicesOf(d).includes("gateway")) expect(api).toHaveLength(1);
+			else expect(api).toHaveLength(0);
+			for (const o of open.filter(o => o.port === METRICS_PORT)) expect(o.from?.[0]?.podSelector?.matchLabels).toEqual({ "app.kubernetes.io/name": "prometheus" });
+			expect(open.map(o => o.port).every(p => [5230, HEALTH_PORT, METRICS_PORT].includes(p as number))).toBe(true);
+		}
+	});
+
+	test("a PodMonitor scrapes the metrics port of every memos pod", () => {
+		const [monitor, ...others] = ofKind<IPodMonitor>(objects, "PodMonitor");
+		expect(others).toEqual([]);
+		for (const d of deploymentsOf(objects)) {
+			expect(matches(monitor?.spec.selector.matchLabels as Record<string, string>, d.spec?.template.metadata?.labels)).toBe(true);
+			const port = monitor?.spec.podMetricsEndpoints?.[0]?.port as string;
+			expect(portNumber(containersOf(d)[0] as IContainer, port)).toBe(METRICS_PORT);
+		}
 	});
 
 	test("the gateway's Service selects the gateway pods and reaches their API port", () => {
@@ -218,42 +269,71 @@ describe.each(variants)("k8s %s", variant => {
 const describeOverlays = kubectl ? describe : describe.skip;
 
 describeOverlays("k8s overlays", () => {
-	test("dev adds single-replica NATS with JetStream, MongoDB and MinIO, each behind a Service the configuration points at", () => {
+	test("dev adds single-replica NATS (JetStream, with credentials), MongoDB and SeaweedFS as S3, each behind a Service the configuration points at and reachable only from memos pods", () => {
 		const objects = load("dev");
 		const sets = ofKind<IStatefulSet>(objects, "StatefulSet");
-		expect(sets.map(s => s.metadata?.name).sort()).toEqual(["minio", "mongo", "nats"]);
+		expect(sets.map(s => s.metadata?.name).sort()).toEqual(["mongo", "nats", "s3"]);
 		for (const set of sets) {
 			expect(set.spec?.replicas).toBe(1);
 			const service = ofKind<IService>(objects, "Service").find(s => matches(s.spec?.selector, set.spec?.template.metadata?.labels));
 			expect(service?.metadata?.name).toBe(set.metadata?.name);
+			const guards = ofKind<INetworkPolicy>(objects, "NetworkPolicy").filter(p =>
+				(p.spec?.podSelector.matchExpressions ?? []).some(e => e.operator === "In" && e.values?.includes(set.spec?.template.metadata?.labels?.["app.kubernetes.io/name"] as string))
+			);
+			expect(guards.flatMap(p => p.spec?.ingress ?? []).map(r => r.from)).toEqual([[{ podSelector: { matchLabels: { "app.kubernetes.io/name": "memos" } } }]]);
 		}
 		const nats = sets.find(s => s.metadata?.name === "nats") as IStatefulSet;
-		expect(nats.spec?.template.spec?.containers[0]?.args).toContain("--jetstream");
+		const natsArgs = nats.spec?.template.spec?.containers[0]?.args ?? [];
+		expect(natsArgs).toContain("--jetstream");
+		expect(natsArgs).toEqual(expect.arrayContaining(["--user", "$(NATS_USER)", "--pass", "$(NATS_PASSWORD)"]));
 
 		const attachments = deploymentsOf(objects).find(d => servicesOf(d).includes("attachments")) as IDeployment;
 		const config = loadConfig(effectiveEnv(objects, containersOf(attachments)[0] as IContainer, "pod"));
 		expect(new URL(config.transporter as string).hostname).toBe("nats");
+		expect(config.bus).toEqual({ user: "memos", password: expect.any(String) });
 		expect(new URL(config.mongoUrl as string).hostname).toBe("mongo");
-		expect(config.s3?.endPoint).toBe("minio");
+		expect(config.s3?.endPoint).toBe("s3");
 		for (const object of objects) if (object.kind !== "Namespace") expect(object.metadata.namespace).toBe("memos-dev");
 	});
 
-	test("production runs no infrastructure of its own and raises every replica floor", () => {
+	test("production runs no infrastructure of its own, raises every replica floor and scales ai and attachments with KEDA", () => {
 		const objects = load("production");
 		const base = load("base");
 		expect(ofKind(objects, "StatefulSet")).toEqual([]);
-		const config = ofKind<IConfigMap>(objects, "ConfigMap")[0]?.data ?? {};
+		const config = ofKind<IConfigMap>(objects, "ConfigMap").find(c => c.metadata?.name?.startsWith("memos-config"))?.data ?? {};
 		expect(new URL(config.TRANSPORTER as string).hostname).not.toBe("nats");
 		expect(new URL(config.S3_ENDPOINT as string).hostname).not.toBe("minio");
 
 		for (const d of deploymentsOf(objects)) {
 			const before = deploymentsOf(base).find(b => b.metadata?.name === d.metadata?.name);
-			expect(d.spec?.replicas as number).toBeGreaterThan(before?.spec?.replicas as number);
+			if (before?.spec?.replicas !== undefined) expect(d.spec?.replicas as number).toBeGreaterThan(before.spec.replicas);
 		}
 		for (const hpa of ofKind<IHorizontalPodAutoscaler>(objects, "HorizontalPodAutoscaler")) {
 			const before = ofKind<IHorizontalPodAutoscaler>(base, "HorizontalPodAutoscaler").find(b => b.metadata?.name === hpa.metadata?.name);
 			expect(hpa.spec?.minReplicas as number).toBeGreaterThan(before?.spec?.minReplicas as number);
 		}
+		const scaledObjects = ofKind<IScaledObject>(objects, "ScaledObject");
+		expect(scaledObjects.map(so => so.spec?.scaleTargetRef.name).sort()).toEqual(["memos-ai", "memos-attachments"]);
+		for (const so of scaledObjects) expect(so.spec?.minReplicaCount).toBe(3);
 		for (const object of objects) if (object.kind !== "Namespace") expect(object.metadata.namespace).toBe("memos");
+	});
+
+	test("the ConfigMap is generated with a content hash in its name, so a change rolls the pods", () => {
+		for (const variant of ["base", "dev", "production"] as const) {
+			const objects = load(variant);
+			const config = ofKind<IConfigMap>(objects, "ConfigMap").find(c => c.metadata?.name?.startsWith("memos-config")) as IConfigMap;
+			expect(config.metadata?.name).toMatch(/^memos-config-[a-z0-9]{10}$/);
+			for (const d of deploymentsOf(objects)) expect(containersOf(d)[0]?.envFrom?.map(f => f.configMapRef?.name)).toContain(config.metadata?.name);
+		}
+	});
+
+	test("infrastructure images exist and are pinned by version (no latest, no MinIO: its images left Docker Hub), NATS in its supported 2.14+ lines", () => {
+		const images = (["dev", "production"] as const).flatMap(v => ofKind<IStatefulSet>(load(v), "StatefulSet").flatMap(s => s.spec?.template.spec?.containers.map(c => c.image as string) ?? []));
+		for (const image of images) {
+			expect(image).toMatch(/:\d+(\.\d+)+(-[a-z]+)?(@sha256:[0-9a-f]{64})?$/);
+			expect(image).not.toMatch(/minio/);
+		}
+		const nats = images.find(i => i.startsWith("nats:")) as string;
+		expect(Number(/^nats:2\.(\d+)/.exec(nats)?.[1])).toBeGreaterThanOrEqual(14);
 	});
 });

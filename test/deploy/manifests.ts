@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Namespace } from "kubernetes-models/v1/Namespace";
 import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
@@ -9,6 +9,10 @@ import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { StatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
+import { PodMonitor } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor";
+import { PrometheusRule } from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule";
+import { ScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject";
 import { parseAllDocuments } from "yaml";
 
 /** A Kubernetes object as rendered: only the parts the checks read are typed. */
@@ -28,7 +32,11 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
 	"apps/v1/Deployment": Deployment,
 	"apps/v1/StatefulSet": StatefulSet,
 	"policy/v1/PodDisruptionBudget": PodDisruptionBudget,
-	"autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler
+	"autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
+	"networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
+	"monitoring.coreos.com/v1/PodMonitor": PodMonitor,
+	"monitoring.coreos.com/v1/PrometheusRule": PrometheusRule,
+	"keda.sh/v1alpha1/ScaledObject": ScaledObject
 };
 
 /** Validates against the Kubernetes schema of its kind; throws with the object's name on failure. */
@@ -67,12 +75,32 @@ export function render(kubectl: string, dir: string): K8sObject[] {
 	return parseYamlStream(execFileSync(kubectl, ["kustomize", dir], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 }));
 }
 
-/** The base's files read directly: what can be checked without kubectl. */
+interface Kustomization {
+	resources?: string[];
+	configMapGenerator?: { name: string; literals?: string[] }[];
+}
+
+/** The base's kustomization.yaml. */
+export function baseKustomization(): Kustomization {
+	return parseYamlStream(readFileSync(path.join(K8S_DIR, "base", "kustomization.yaml"), "utf8"))[0] as unknown as Kustomization;
+}
+
+/**
+ * The base's resources read directly, and the ConfigMaps of its generator's literals (without
+ * the name's hash): what can be checked without kubectl.
+ */
 export function readBaseFiles(): K8sObject[] {
 	const dir = path.join(K8S_DIR, "base");
-	return readdirSync(dir)
-		.filter(file => file.endsWith(".yaml") && file !== "kustomization.yaml")
-		.flatMap(file => parseYamlStream(readFileSync(path.join(dir, file), "utf8")));
+	const kustomization = baseKustomization();
+	const generated = (kustomization.configMapGenerator ?? [])
+		.filter(g => g.literals !== undefined)
+		.map(g => ({
+			apiVersion: "v1",
+			kind: "ConfigMap",
+			metadata: { name: g.name },
+			data: Object.fromEntries((g.literals ?? []).map(l => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]))
+		}));
+	return [...(kustomization.resources ?? []).flatMap(file => parseYamlStream(readFileSync(path.join(dir, file), "utf8"))), ...generated];
 }
 
 export function ofKind<T = K8sObject>(objects: readonly K8sObject[], kind: string): (K8sObject & T)[] {
