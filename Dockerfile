@@ -2,7 +2,7 @@
 # Docker Compose", "Deploy on Kubernetes").
 
 # --- build: every dependency, then the TypeScript build into dist/ ---
-FROM node:22-bookworm-slim AS build
+FROM node:22.23.3-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,15 +12,26 @@ COPY services ./services
 RUN npm run build
 
 # --- production dependencies only (the dev dependency `node` is not needed: the base image has Node 22) ---
-FROM node:22-bookworm-slim AS deps
+FROM node:22.23.3-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # argon2 ships prebuilt binaries, so no install script has to run.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ---
-FROM node:22-bookworm-slim
+FROM node:22.23.3-bookworm-slim
+# docker build --build-arg COMMIT=$(git rev-parse HEAD) --build-arg CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ) .
+# COMMIT is reported in the instance profile; both label the image (OCI annotations).
+ARG COMMIT=""
+ARG CREATED=""
+LABEL org.opencontainers.image.title="memos-service" \
+      org.opencontainers.image.description="Memo service: Markdown memos with comments, reactions, relations, attachments, share links and spaces, as Moleculer microservices" \
+      org.opencontainers.image.version="0.0.1" \
+      org.opencontainers.image.revision="${COMMIT}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.base.name="docker.io/library/node:22.23.3-bookworm-slim"
 ENV NODE_ENV=production \
+    COMMIT=${COMMIT} \
     SERVICES=gateway,auth,memos,attachments,spaces,instance,ai \
     HOST=0.0.0.0 \
     PORT=5230 \

@@ -16,6 +16,7 @@ interface ComposeService {
 }
 interface ComposeFile {
 	services: Record<string, ComposeService>;
+	configs?: Record<string, { content?: string }>;
 	volumes?: Record<string, unknown>;
 }
 
@@ -54,19 +55,31 @@ describe("docker-compose.yml", () => {
 			for (const name of config.services) {
 				if (CATALOG[name].documents) expect({ container, mongo: config.mongoUrl }).toEqual({ container, mongo: expect.stringMatching(/^mongodb:\/\/mongo:27017\//) });
 				if (CATALOG[name].blobs) {
-					expect({ container, s3: config.s3?.endPoint }).toEqual({ container, s3: "minio" });
-					expect(config.s3?.accessKey).toBe(interpolate(envOf(compose.services.minio as ComposeService).MINIO_ROOT_USER as string));
-					expect(config.s3?.secretKey).toBe(interpolate(envOf(compose.services.minio as ComposeService).MINIO_ROOT_PASSWORD as string));
+					expect({ container, s3: config.s3?.endPoint }).toEqual({ container, s3: "s3" });
+					const identity = interpolate(compose.configs?.["seaweedfs-s3"]?.content as string);
+					expect(identity).toContain(`"accessKey": "${config.s3?.accessKey}"`);
+					expect(identity).toContain(`"secretKey": "${config.s3?.secretKey}"`);
 				}
 			}
 		}
 	});
 
-	test("the bucket container creates the bucket the attachments service uses", () => {
-		const init = compose.services["minio-init"] as ComposeService;
-		const attachments = appServices.find(([, s]) => servicesIn(s).includes("attachments"))?.[1] as ComposeService;
-		expect(envOf(init).S3_BUCKET).toBe(envOf(attachments).S3_BUCKET);
-		expect(JSON.stringify(init)).toContain("mc mb");
+	test("NATS requires the user and password every service logs in with", () => {
+		const nats = compose.services.nats as ComposeService & { command: string[] };
+		const args = nats.command.map(interpolate);
+		for (const [container, s] of appServices) {
+			const { bus } = loadConfig({ ...envOf(s), NODE_ID: "x" });
+			expect({ container, user: args[args.indexOf("--user") + 1], pass: args[args.indexOf("--pass") + 1] }).toEqual({ container, user: bus.user, pass: bus.password });
+		}
+	});
+
+	test("infrastructure images are pinned by version, none is MinIO's (gone from Docker Hub), NATS in a supported line", () => {
+		const images = Object.values(compose.services).filter(s => s.build === undefined).map(s => s.image as string);
+		for (const image of images) {
+			expect(image).toMatch(/:\d+(\.\d+)+(-[a-z]+)?$/);
+			expect(image).not.toMatch(/minio/);
+		}
+		expect(Number(/^nats:2\.(\d+)/.exec(images.find(i => i.startsWith("nats:")) as string)?.[1])).toBeGreaterThanOrEqual(14);
 	});
 
 	test("every depends_on target exists, and the services wait for healthy infrastructure", () => {
@@ -78,7 +91,7 @@ describe("docker-compose.yml", () => {
 			const needs = servicesIn(s).map(n => CATALOG[n]);
 			expect({ container, nats: deps.nats?.condition }).toEqual({ container, nats: "service_healthy" });
 			if (needs.some(e => e.documents)) expect({ container, mongo: deps.mongo?.condition }).toEqual({ container, mongo: "service_healthy" });
-			if (needs.some(e => e.blobs)) expect({ container, bucket: deps["minio-init"]?.condition }).toEqual({ container, bucket: "service_completed_successfully" });
+			if (needs.some(e => e.blobs)) expect({ container, s3: deps.s3?.condition }).toEqual({ container, s3: "service_healthy" });
 		}
 	});
 
@@ -97,7 +110,7 @@ describe("docker-compose.yml", () => {
 				expect({ container, volume: source, declared: declared.includes(source) }).toEqual({ container, volume: source, declared: true });
 			}
 		}
-		for (const name of ["mongo", "minio", "nats"]) expect((compose.services[name]?.volumes ?? []).length).toBeGreaterThan(0);
+		for (const name of ["mongo", "s3", "nats"]) expect((compose.services[name]?.volumes ?? []).length).toBeGreaterThan(0);
 	});
 
 	test("only the gateway publishes a port, the API's 5230", () => {

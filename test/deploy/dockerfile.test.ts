@@ -21,6 +21,14 @@ describe("Dockerfile", () => {
 		expect(readFileSync("test/support/cluster.ts", "utf8")).toContain('"dist/services/main.js"');
 	});
 
+	test("base images are pinned by version; the image carries OCI labels and the COMMIT build argument reaches the process", () => {
+		for (const stage of stages) expect(stage).toMatch(/^node:22\.\d+\.\d+-bookworm-slim/);
+		expect(runtime).toMatch(/^ARG COMMIT=/m);
+		expect(runtime).toMatch(/COMMIT=\$\{COMMIT\}/);
+		for (const label of ["title", "version", "revision", "created", "base.name"]) expect(runtime).toContain(`org.opencontainers.image.${label}=`);
+		expect(runtime).toContain('org.opencontainers.image.revision="${COMMIT}"');
+	});
+
 	test("SERVICES defaults to every service, and the health check asks /healthz on HEALTH_PORT", () => {
 		expect(runtime).toContain(`SERVICES=${SERVICE_NAMES.join(",")}`);
 		expect(runtime).toContain(`HEALTH_PORT=${ENV_DEFAULTS.HEALTH_PORT}`);
