@@ -237,7 +237,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			// as moleculer-web's own error handler sends them.
 			const headers = (req as Partial<GatewayRequest>).$ctx?.meta as CookieMeta | undefined;
 			for (const [name, value] of Object.entries(headers?.$responseHeaders ?? {})) res.setHeader(name, value);
-			sendJson(res, mapped.http, mapped.body, req.method === "HEAD", mapped.retryAfter === undefined ? {} : { "Retry-After": mapped.retryAfter });
+			// A layer that knows better (the large-body slots) may have set its own Retry-After already.
+			const retryAfter: Record<string, number> = mapped.retryAfter === undefined || res.hasHeader("Retry-After") ? {} : { "Retry-After": mapped.retryAfter };
+			sendJson(res, mapped.http, mapped.body, req.method === "HEAD", retryAfter);
 		},
 
 		/**

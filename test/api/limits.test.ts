@@ -85,6 +85,6 @@ describe("request body at the gateway: 64 MiB (contract 14)", () => {
 
 	test("one byte more is refused at the gateway", async () => {
 		const res = await post(bodyOf(64 * MiB + 1));
-		expect(res.body).toEqual({ code: 3, message: "request body is larger than 64 MiB", details: [] });
+		expect(res.body).toEqual({ code: 3, message: "request body is larger than the 67108864 bytes this operation takes", details: [] });
 	});
 });
