@@ -1,5 +1,9 @@
 import { Errors, Transporters } from "moleculer";
 import type { NatsConnection, Subscription } from "nats";
+import { defineEvent } from "../contract.js";
+
+/** Moleculer's own local event that stops the heartbeat timers while the transporter is down. */
+const TRANSPORTER_DISCONNECTED = defineEvent<{ graceFul: boolean }>("$transporter.disconnected");
 
 type OutgoingPacket = Parameters<Transporters.NATS["prepublish"]>[0];
 
@@ -59,7 +63,7 @@ export class NatsTransporter extends Transporters.NATS {
 		const nodes = new Set([...this.transit.pendingRequests.values()].map(request => request.nodeID));
 		for (const nodeID of nodes) if (nodeID) this.transit.removePendingRequestByNodeID(nodeID);
 		// Stops the heartbeat timers, so no node is declared dead for the server's absence.
-		this.broker.broadcastLocal("$transporter.disconnected", { graceFul: false });
+		this.broker.broadcastLocal(TRANSPORTER_DISCONNECTED.name, { graceFul: false });
 	}
 
 	private async regainedServer(): Promise<void> {
