@@ -1,0 +1,142 @@
+import { EventEmitter } from "node:events";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import net from "node:net";
+import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_BYTES, LargeBodySlots, MAX_BODY_LIMIT_BYTES } from "../../services/gateway/body-limits.js";
+import { answerClientErrors } from "../../services/gateway/client-errors.js";
+import type { RouteSpec } from "../../services/gateway/route-spec.js";
+import { thrownServiceError } from "../support/service-errors.js";
+
+/** The gateway's request-body limits (contract 14) and its answers to requests Node's parser refuses (1.8). */
+
+const MiB = 1024 * 1024;
+const spec = (maxBodyBytes?: number) => ({ maxBodyBytes }) as RouteSpec;
+
+describe("body limits", () => {
+	test("an operation takes 1 MiB unless its row names another limit; no operation takes more than 64 MiB", () => {
+		expect(DEFAULT_BODY_LIMIT_BYTES).toBe(MiB);
+		expect(MAX_BODY_LIMIT_BYTES).toBe(64 * MiB);
+		expect(bodyLimitOf(spec())).toBe(MiB);
+		expect(bodyLimitOf(spec(32 * MiB))).toBe(32 * MiB);
+	});
+
+	/** A request declaring `length` (or none: chunked), and a response that closes when told. */
+	const exchange = (length?: number) => {
+		const res = Object.assign(new EventEmitter(), { headers: {} as Record<string, string>, setHeader: (name: string, value: string) => (res.headers[name] = value) });
+		const req = { headers: length === undefined ? {} : { "content-length": String(length) } } as unknown as IncomingMessage;
+		return { req, res, serverRes: res as unknown as ServerResponse };
+	};
+
+	test("large bodies hold a slot until their response closes; with none free the client is told to retry after 2 s", () => {
+		const reports: number[] = [];
+		const slots = new LargeBodySlots(2, inUse => reports.push(inUse));
+		const large = spec(64 * MiB);
+		const first = exchange(LARGE_BODY_BYTES + 1);
+		const second = exchange();
+		slots.take(large, first.req, first.serverRes);
+		slots.take(large, second.req, second.serverRes);
+		expect(reports).toEqual([1, 2]);
+
+		const third = exchange(64 * MiB);
+		const err = thrownServiceError(() => slots.take(large, third.req, third.serverRes));
+		expect(err.type).toBe("RESOURCE_EXHAUSTED");
+		expect(err.message).toBe("the server is receiving 2 large request bodies already, retry later");
+		expect(third.res.headers).toEqual({ "Retry-After": "2" });
+
+		first.res.emit("close");
+		expect(reports).toEqual([1, 2, 1]);
+		slots.take(large, third.req, third.serverRes);
+		expect(reports).toEqual([1, 2, 1, 2]);
+		expect(first.res.headers).toEqual({});
+	});
+
+	test("small bodies, and any body of an operation limited to 1 MiB, take no slot", () => {
+		const reports: number[] = [];
+		const slots = new LargeBodySlots(0, inUse => reports.push(inUse));
+		const atThreshold = exchange(LARGE_BODY_BYTES);
+		slots.take(spec(64 * MiB), atThreshold.req, atThreshold.serverRes);
+		const chunked = exchange();
+		slots.take(spec(LARGE_BODY_BYTES), chunked.req, chunked.serverRes);
+		slots.take(spec(), chunked.req, chunked.serverRes);
+		expect(reports).toEqual([]);
+		const over = exchange(LARGE_BODY_BYTES + 1);
+		expect(thrownServiceError(() => slots.take(spec(LARGE_BODY_BYTES + 1), over.req, over.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
+	});
+
+	test("the default report does nothing and slots still count", () => {
+		const slots = new LargeBodySlots(1);
+		const one = exchange();
+		slots.take(spec(64 * MiB), one.req, one.serverRes);
+		const two = exchange();
+		expect(thrownServiceError(() => slots.take(spec(64 * MiB), two.req, two.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
+	});
+});
+
+describe("requests the HTTP parser refuses", () => {
+	let server: http.Server;
+	let port: number;
+
+	beforeAll(async () => {
+		server = http.createServer({ maxHeaderSize: 1024 }, (_req, res) => res.end("ok"));
+		answerClientErrors(server);
+		await new Promise<void>(resolve => server.listen(0, "127.0.0.1", resolve));
+		port = (server.address() as AddressInfo).port;
+	});
+
+	afterAll(async () => {
+		await new Promise(resolve => server.close(resolve));
+	});
+
+	/** What the server answers to `text`, until it closes the connection. */
+	const rawRequest = (text: string) =>
+		new Promise<string>((resolve, reject) => {
+			const socket = net.connect(port, "127.0.0.1", () => socket.end(text));
+			let answer = "";
+			socket.on("data", chunk => (answer += String(chunk)));
+			socket.on("end", () => resolve(answer));
+			socket.on("error", reject);
+		});
+
+	const statusBody = (answer: string) => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as unknown;
+
+	test("oversized headers get a 400 Status body saying so, and the connection is closed", async () => {
+		const answer = await rawRequest(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`);
+		expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+		expect(answer).toContain("\r\nContent-Type: application/json; charset=utf-8\r\n");
+		expect(answer).toContain("\r\nConnection: close\r\n");
+		const body = JSON.stringify({ code: 3, message: "request headers are too large", details: [] });
+		expect(answer).toContain(`\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`);
+		expect(statusBody(answer)).toEqual({ code: 3, message: "request headers are too large", details: [] });
+	});
+
+	test("a malformed request line gets a 400 Status body", async () => {
+		const answer = await rawRequest("GARBAGE\r\n\r\n");
+		expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+		expect(statusBody(answer)).toEqual({ code: 3, message: "malformed HTTP request", details: [] });
+	});
+
+	test("a well-formed request is not touched", async () => {
+		const answer = await rawRequest("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+		expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+	});
+
+	test("a socket that cannot be written, or an error not from the parser, is only destroyed", () => {
+		const emitter = new EventEmitter();
+		answerClientErrors(emitter);
+		const socketOf = (writable: boolean) => {
+			const calls: string[] = [];
+			return { calls, socket: { writable, destroy: () => calls.push("destroy"), end: () => calls.push("end") } };
+		};
+		const closed = socketOf(false);
+		emitter.emit("clientError", Object.assign(new Error("parse"), { bytesParsed: 3 }), closed.socket);
+		const notParsed = socketOf(true);
+		emitter.emit("clientError", new Error("reset"), notParsed.socket);
+		const parsed = socketOf(true);
+		emitter.emit("clientError", Object.assign(new Error("parse"), { bytesParsed: 0 }), parsed.socket);
+		expect([closed.calls, notParsed.calls, parsed.calls]).toEqual([["destroy"], ["destroy"], ["end"]]);
+	});
+
+	test("anything but a server is left alone", () => {
+		expect(() => answerClientErrors({})).not.toThrow();
+	});
+});
