@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import type { FileInfo } from "../../services/attachments/attachments.contract.js";
 import { contentDisposition, notModified, readRange, servedContentType } from "../../services/gateway/file-headers.js";
-import { parseFilename, parseType, uploadLimitBytes } from "../../services/attachments/attachment-fields.js";
+import { DEFAULT_TYPE, parseExternalLink, parseFilename, parseMemoRef, parseType, typeFromFilename, uploadLimitBytes } from "../../services/attachments/attachment-fields.js";
 import { newUploadId, nodeOfUploadId } from "../../services/attachments/upload/upload-sessions.js";
+import { expectInvalidArgument } from "../support/service-errors.js";
 
 const INFO: FileInfo = { size: 1234, sha256: "ab".repeat(32), type: "image/png", filename: "a.png", createTime: Date.UTC(2025, 2, 1, 9, 30) };
 const ETAG = `"${INFO.sha256}"`;
@@ -86,6 +87,49 @@ describe("attachment fields (contract 4.6, 8.2)", () => {
 		expect(uploadLimitBytes({ uploadSizeLimitMb: 1 })).toBe(1024 * 1024);
 		expect(uploadLimitBytes({ uploadSizeLimitMb: 0 })).toBe(30 * 1024 * 1024);
 		expect(uploadLimitBytes({})).toBe(30 * 1024 * 1024);
+		expect(uploadLimitBytes({ uploadSizeLimitMb: -5 })).toBe(30 * 1024 * 1024);
+		expect(uploadLimitBytes({ uploadSizeLimitMb: "not a number" })).toBe(30 * 1024 * 1024);
+		expect(uploadLimitBytes({ uploadSizeLimitMb: "2" })).toBe(2 * 1024 * 1024);
+	});
+
+	test("each refusal names the field and the rule", () => {
+		expectInvalidArgument(() => parseFilename("", "attachment.filename"), "attachment.filename is required");
+		expectInvalidArgument(() => parseFilename("é".repeat(128), "f"), "f is longer than 255 bytes");
+		expectInvalidArgument(() => parseFilename("a/b", "f"), 'f must not contain "/", "\\" or NUL');
+		expectInvalidArgument(() => parseFilename(".a", "f"), 'f must not start or end with a space or "."');
+		expectInvalidArgument(() => parseType("image", "attachment.type"), 'attachment.type must be a media type such as "image/png"');
+	});
+
+	test("a type of 255 characters is accepted, 256 refused; parameters count towards it", () => {
+		const type = `application/${"x".repeat(243)}`;
+		expect(parseType(type, "type")).toBe(type);
+		expectInvalidArgument(() => parseType(`${type}x`, "type"), "type is longer than 255 characters");
+		expectInvalidArgument(() => parseType(`image/png;${"q".repeat(250)}`, "type"), "longer than 255");
+		expect(parseType(`image/png;${"q".repeat(245)}`, "type")).toBe("image/png");
+	});
+
+	test("the type of a filename comes from its extension; none is the empty string", () => {
+		expect(DEFAULT_TYPE).toBe("application/octet-stream");
+		expect(typeFromFilename("photo.PNG")).toBe("image/png");
+		expect(typeFromFilename("notes.md")).toBe("text/markdown");
+		expect(typeFromFilename("no-extension")).toBe("");
+	});
+
+	test("external links are http(s) URLs with a host; unset is none", () => {
+		expect(parseExternalLink(undefined, "l")).toBe("");
+		expect(parseExternalLink("", "l")).toBe("");
+		expect(parseExternalLink("https://example.com/a.png", "l")).toBe("https://example.com/a.png");
+		expect(parseExternalLink("http://example.com", "l")).toBe("http://example.com");
+		for (const bad of [7, "not a url", "ftp://example.com/a", "file:///etc/passwd", "http://"]) {
+			expectInvalidArgument(() => parseExternalLink(bad, "attachment.externalLink"), "attachment.externalLink must be an http or https URL");
+		}
+	});
+
+	test("the linked memo is memos/{memo}; unset or empty is none", () => {
+		expect(parseMemoRef("memos/abc", "memo")).toBe("abc");
+		expect(parseMemoRef(undefined, "memo")).toBeNull();
+		expect(parseMemoRef("", "memo")).toBeNull();
+		expectInvalidArgument(() => parseMemoRef("spaces/abc", "attachment.memo"), "attachment.memo");
 	});
 });
 

@@ -3,8 +3,9 @@ import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
 import { changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
 import { memberId, type MemberDoc, type SpaceDoc, type SpaceRole } from "../../services/spaces/space-doc.js";
-import { readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
-import { codeOf } from "../support/service-errors.js";
+import { joinableUser, readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
+import type { UserRef } from "../../services/auth/auth.contract.js";
+import { codeOf, expectInvalidArgument, expectServiceError } from "../support/service-errors.js";
 
 describe("space input (contract 4.7, 9)", () => {
 	test.each([
@@ -39,6 +40,26 @@ describe("space input (contract 4.7, 9)", () => {
 	test("member users are users/{username}", () => {
 		expect(readUserName("users/bob", "user")).toBe("bob");
 		for (const bad of [undefined, "", "bob", "users/", "users/b/c", "spaces/bob", 7]) expect(codeOf(() => readUserName(bad, "user"))).toBe("INVALID_ARGUMENT");
+	});
+
+	test("each refusal names the field and the rule", () => {
+		expectInvalidArgument(() => readDisplayName(7), "displayName must be a string");
+		expectInvalidArgument(() => readDisplayName(" "), "displayName is required");
+		expectInvalidArgument(() => readDisplayName("x".repeat(101)), "displayName must be at most 100 characters");
+		expectInvalidArgument(() => readDescription(7), "description must be a string");
+		expectInvalidArgument(() => readDescription("🙂".repeat(2001)), "description must be at most 2000 characters");
+		expect(readDescription("🙂".repeat(2000))).toHaveLength(4000);
+		expectInvalidArgument(() => readRole(undefined), "role must be ADMIN or MEMBER");
+		expectInvalidArgument(() => readUserName(undefined, "member.user"), "member.user is required");
+		expectInvalidArgument(() => readUserName("", "member.user"), "member.user is required");
+		expectInvalidArgument(() => readUserName(7, "member.user"), "member.user must be a resource name of the form users/{user}");
+	});
+
+	test("a user joins a space unless unknown (NOT_FOUND) or archived (FAILED_PRECONDITION)", () => {
+		const bob = { id: "u-bob", username: "bob", state: "NORMAL" } as UserRef;
+		expect(joinableUser(bob, "bob")).toBe(bob);
+		expectServiceError(() => joinableUser(undefined, "bob"), "NOT_FOUND", 'user "users/bob" not found');
+		expectServiceError(() => joinableUser({ ...bob, state: "ARCHIVED" }, "bob"), "FAILED_PRECONDITION", 'user "users/bob" is archived');
 	});
 });
 

@@ -1,0 +1,95 @@
+import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, newUploadId, nodeOfUploadId, SESSION_IDLE_MS, UploadSessions, type UploadSession } from "../../services/attachments/upload/upload-sessions.js";
+
+/** Chunked upload sessions of one node (contract 8.4, 14): limits, ownership, idle time-out. */
+
+const spec = { filename: "a.bin", type: "", size: 10, memoId: null, attachmentId: "att" };
+
+describe("upload sessions", () => {
+	let now: number;
+	let sessions: UploadSessions;
+	const open = (id: string, userId: string, expiresAt = now + SESSION_IDLE_MS): UploadSession => {
+		const session: UploadSession = { id, key: id, userId, spec, nextOffset: 0, parts: [], lastChunkOffset: -1, expiresAt, busy: false };
+		sessions.add(session);
+		return session;
+	};
+
+	beforeEach(() => {
+		now = 1_000_000;
+		sessions = new UploadSessions(() => now);
+	});
+
+	test("the limits of contract 14: 4 MiB chunks, 10 open sessions per user, 30 minutes idle", () => {
+		expect(MAX_CHUNK_BYTES).toBe(4 * 1024 * 1024);
+		expect(MAX_OPEN_SESSIONS_PER_USER).toBe(10);
+		expect(SESSION_IDLE_MS).toBe(30 * 60 * 1000);
+	});
+
+	test("a session is found by its owner only, until the moment it expires", () => {
+		const session = open("s1", "alice");
+		expect(sessions.now()).toBe(now);
+		expect(sessions.get("s1", "alice")).toBe(session);
+		expect(sessions.get("s1", "bob")).toBeNull();
+		expect(sessions.get("s2", "alice")).toBeNull();
+		now = session.expiresAt - 1;
+		expect(sessions.get("s1", "alice")).toBe(session);
+		now = session.expiresAt;
+		expect(sessions.get("s1", "alice")).toBeNull();
+	});
+
+	test("touching a session gives it 30 more minutes from now", () => {
+		const session = open("s1", "alice");
+		now += 10 * 60 * 1000;
+		sessions.touch(session);
+		expect(session.expiresAt).toBe(now + SESSION_IDLE_MS);
+	});
+
+	test("open sessions are counted per user and in all; completed and expired ones do not count", () => {
+		open("a1", "alice");
+		open("a2", "alice");
+		const done = open("a3", "alice");
+		done.completed = { name: "attachments/att" };
+		open("a4", "alice", now);
+		open("b1", "bob");
+		expect(sessions.openCount("alice")).toBe(2);
+		expect(sessions.openCount("bob")).toBe(1);
+		expect(sessions.openCount("carol")).toBe(0);
+		expect(sessions.openTotal()).toBe(3);
+		now += 1;
+		open("a5", "alice", now + 1);
+		expect(sessions.openCount("alice")).toBe(3);
+	});
+
+	test("expired sessions are taken out, except one a chunk is being written to; live ones stay", () => {
+		const live = open("live", "alice", now + 1);
+		const expired = open("expired", "alice", now);
+		const busy = open("busy", "bob", now - 1);
+		busy.busy = true;
+		expect(sessions.takeExpired()).toEqual([expired]);
+		expect(sessions.all()).toEqual([live, busy]);
+		busy.busy = false;
+		expect(sessions.takeExpired()).toEqual([busy]);
+		sessions.remove(live);
+		expect(sessions.all()).toEqual([]);
+	});
+});
+
+describe("upload ids name their node", () => {
+	test("a 22-character key, a dot and the node id in base64url", () => {
+		const { id, key } = newUploadId("node-1");
+		expect(key).toMatch(/^[A-Za-z0-9]{22}$/);
+		expect(id).toBe(`${key}.${Buffer.from("node-1").toString("base64url")}`);
+		expect(nodeOfUploadId(id)).toBe("node-1");
+	});
+
+	test("anything else names no node", () => {
+		const key = "Vb7Hk2LmQ9xTz4WcN8pRs3";
+		expect(nodeOfUploadId(`${key}.`)).toBeNull();
+		expect(nodeOfUploadId(`x${key}.bm9kZQ`)).toBeNull();
+		expect(nodeOfUploadId(`${key}.bm9kZQ!`)).toBeNull();
+		expect(nodeOfUploadId(`${key}.${"A".repeat(401)}`)).toBeNull();
+		expect(nodeOfUploadId(`${key}.${"QUFB".repeat(100)}`)).toBe("AAA".repeat(100));
+		expect(nodeOfUploadId(`${key}.bm9kZQ\n`)).toBeNull();
+		// One base64 character decodes to no byte at all.
+		expect(nodeOfUploadId(`${key}.A`)).toBeNull();
+	});
+});
