@@ -17,7 +17,7 @@ import { authActions } from "../auth/auth.contract.js";
 import { deriveContent } from "./content/derive-content.js";
 import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
 import { parseMemoOrderBy } from "./filter/order-by.js";
-import { candidateBranches } from "./list-query.js";
+import { candidateBranches, candidateTags } from "./list-query.js";
 import { ensureMemoIndexes } from "./memo-indexes.js";
 import { parseListMemosQuery } from "./list-params.js";
 import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
@@ -130,6 +130,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					const users = await call(ctx, authActions.lookupUsers, { usernames: filter.usernames });
 					for (const user of users) creatorIds.set(user.username, user.id);
 				}
+				const tags = filter.readsTags ? await candidateTags(this.memoCollection(), branches) : undefined;
 				const now = ctx.meta.requestTime ?? Date.now();
 				const page = await listPage(this.memoCollection(), {
 					operation: LIST_MEMOS,
@@ -139,7 +140,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					sort,
 					keyTypes: SORT_KEY_TYPES,
 					branches,
-					where: compileMemoFilter(filter, { now, creatorIds })
+					where: compileMemoFilter(filter, { now, creatorIds, tags })
 				});
 				return { memos: await this.memoResponses(ctx, page.items, { withDeleteTime: query.showDeleted }), nextPageToken: page.nextPageToken };
 			}

@@ -2,8 +2,10 @@ import { invalidArgument } from "../errors.js";
 
 /** Contract 6.1 and 14: a filter is at most 8192 bytes of UTF-8. */
 export const FILTER_MAX_BYTES = 8192;
-/** Parentheses, brackets and unary operators nested deeper than this are refused before parsing. */
-export const FILTER_MAX_DEPTH = 64;
+/** Contract 19: parentheses, brackets and unary operators nested deeper than this are refused before parsing. */
+export const FILTER_MAX_DEPTH = 32;
+/** Contract 19: comparisons, `in`, `:` and function tests in one filter, `tags.exists` elements included. */
+export const FILTER_MAX_COMPARISONS = 256;
 
 /**
  * A filter as the CEL parser reads it. Our grammar (contract 6.1) has two operators CEL lacks:

@@ -2,99 +2,50 @@
  * Regular expressions for the text tests of the filter language (contract 6.1): `contains`,
  * `startsWith`, `endsWith` and `:` are case-insensitive under Unicode simple case folding.
  *
- * Case-insensitivity is spelled out as character classes (`[kKK]`) instead of the `i` flag,
- * because JavaScript (NeDB) and PCRE (MongoDB) fold differently under `i`; explicit classes
- * and the constructs used here (`^`, lookarounds, `[\s\S]`) mean the same in both. `$` is
- * avoided: PCRE lets it match before a final newline.
+ * Every regular expression a filter compiles to has one of the linear forms below (contract
+ * 19): an escaped literal, optionally anchored at the start (`^`) and/or at the very end (END),
+ * with the flags `iu`. No alternation, quantifier or group comes from the user, so matching
+ * cannot backtrack beyond one literal's length at each position, in any engine; an adapter may
+ * also run these forms without a regular-expression engine (linearTextForm reads them back).
+ * JavaScript's `iu` matching is simple case folding; MongoDB's `i` is PCRE's Unicode folding.
  */
 
 export type TextFunction = "contains" | "startsWith" | "endsWith";
 
-/** Matches only at the very end of the string, in both engines. */
+/** Matches only at the very end of the string in both engines (PCRE's `$` also matches before a final newline). */
 export const END = "(?![\\s\\S])";
 
-const SYNTAX = new Set([..."^$\\.*+?()[]{}|/"]);
-const CLASS_SYNTAX = new Set([..."\\]^-["]);
+const SYNTAX = /[\^$\\.*+?()[\]{}|/]/g;
+const FLAGS = "iu";
 
-let foldClasses: Map<string, string[]> | null = null;
-
-/**
- * Each cased character with every character equal to it under simple case folding. JavaScript's
- * `u`-flag `i` matching is that folding (ECMAScript's Canonicalize), so it decides membership;
- * candidates come from upper- and lower-casing.
- */
-function classesByCharacter(): Map<string, string[]> {
-	if (foldClasses !== null) return foldClasses;
-	const parent = new Map<string, string>();
-	const find = (c: string): string => {
-		let root = c;
-		while (parent.has(root) && parent.get(root) !== root) root = parent.get(root) as string;
-		return root;
-	};
-	const union = (a: string, b: string) => {
-		const [ra, rb] = [find(a), find(b)];
-		if (!parent.has(ra)) parent.set(ra, ra);
-		if (!parent.has(rb)) parent.set(rb, rb);
-		if (ra !== rb) parent.set(rb, ra);
-	};
-	for (let cp = 0; cp <= 0x1ffff; cp++) {
-		if (cp >= 0xd800 && cp <= 0xdfff) continue;
-		const char = String.fromCodePoint(cp);
-		const lower = char.toLowerCase();
-		const upper = char.toUpperCase();
-		if (lower === char && upper === char) continue;
-		const same = new RegExp(`^${escapeLiteral(char)}$`, "iu");
-		for (const candidate of [lower, upper, upper.toLowerCase(), lower.toUpperCase()]) {
-			if (candidate !== char && [...candidate].length === 1 && same.test(candidate)) union(char, candidate);
-		}
-	}
-	const members = new Map<string, string[]>();
-	for (const char of parent.keys()) {
-		const root = find(char);
-		const group = members.get(root) ?? [];
-		group.push(char);
-		members.set(root, group);
-	}
-	foldClasses = new Map();
-	for (const group of members.values()) if (group.length > 1) for (const char of group) foldClasses.set(char, group);
-	return foldClasses;
+function escapeLiteral(literal: string): string {
+	return literal.replace(SYNTAX, "\\$&").replace(/\0/g, "\\x00");
 }
 
-function escapeLiteral(char: string): string {
-	if (char === "\0") return "\\x00";
-	return SYNTAX.has(char) ? `\\${char}` : char;
+/** The regular expression of `fn(literal)` on a whole string, case-insensitive. */
+export function textRegex(fn: TextFunction, literal: string): RegExp {
+	const escaped = escapeLiteral(literal);
+	if (fn === "startsWith") return new RegExp(`^${escaped}`, FLAGS);
+	if (fn === "endsWith") return new RegExp(`${escaped}${END}`, FLAGS);
+	return new RegExp(escaped, FLAGS);
 }
 
-function escapeInClass(char: string): string {
-	if (char === "\0") return "\\x00";
-	return CLASS_SYNTAX.has(char) ? `\\${char}` : char;
+/** One of the linear forms, read back from a regular expression; null when `regex` is not one. */
+export interface LinearTextForm {
+	literal: string;
+	anchoredAtStart: boolean;
+	anchoredAtEnd: boolean;
 }
 
-/** A pattern matching exactly `literal`. */
-export function exactPattern(literal: string): string {
-	return [...literal].map(escapeLiteral).join("");
-}
+// RegExp#source also spells line terminators as escapes (`\n`, `\u2028`).
+const LINEAR_SOURCE = /^(\^?)((?:[^$\\.*+?()[\]{}|/^]|\\[\^$\\.*+?()[\]{}|/nr]|\\x00|\\u202[89])*)((?:\(\?!\[\\s\\S\]\))?)$/su;
+const ESCAPED: Record<string, string> = { n: "\n", r: "\r", x00: "\0", u2028: "\u2028", u2029: "\u2029" };
 
-/** A pattern matching `literal` under simple case folding. */
-export function foldedPattern(literal: string): string {
-	const classes = classesByCharacter();
-	return [...literal]
-		.map(char => {
-			const group = classes.get(char);
-			return group ? `[${group.map(escapeInClass).join("")}]` : escapeLiteral(char);
-		})
-		.join("");
-}
-
-/** A pattern for `fn(literal)` on a whole string, unanchored at the start for `contains` and `endsWith`. */
-export function textFunctionPattern(fn: TextFunction, literal: string): string {
-	const folded = foldedPattern(literal);
-	if (fn === "startsWith") return `^${folded}`;
-	if (fn === "endsWith") return `${folded}${END}`;
-	return folded;
-}
-
-/** A regular expression both stores run the same way (see above): the `u` flag only, which the MongoDB driver drops harmlessly. */
-export function storeRegex(pattern: string): RegExp {
-	return new RegExp(pattern, "u");
+export function linearTextForm(regex: RegExp): LinearTextForm | null {
+	if (regex.flags !== FLAGS) return null;
+	// An empty pattern's source is `(?:)`.
+	const parts = LINEAR_SOURCE.exec(regex.source === "(?:)" ? "" : regex.source);
+	if (parts === null) return null;
+	const literal = (parts[2] as string).replace(/\\(x00|u202[89]|[\s\S])/gu, (_escape, code: string) => ESCAPED[code] ?? code);
+	return { literal, anchoredAtStart: parts[1] === "^", anchoredAtEnd: parts[3] !== "" };
 }

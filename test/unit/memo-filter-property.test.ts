@@ -283,7 +283,8 @@ describe.each(stores)("on %s", (_driver, open) => {
 				for (const doc of docs) await memos.insert(doc);
 				const checked = parseMemoFilter(filter.text);
 				const creatorIds = new Map(checked.usernames.filter(name => name in USER_IDS).map(name => [name, USER_IDS[name]] as const));
-				const found = await memos.find(compileMemoFilter(checked, { now, creatorIds }));
+				const tags = [...new Set(docs.flatMap(doc => doc.tags))];
+				const found = await memos.find(compileMemoFilter(checked, { now, creatorIds, tags }));
 				const context = { nowSeconds: seconds(now) };
 				const expected = docs.filter(doc => filter.holds(doc, context)).map(doc => doc._id);
 				expect(found.map(doc => doc._id).sort()).toEqual(expected.sort());

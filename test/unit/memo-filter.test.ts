@@ -4,6 +4,7 @@ import { useFilterStore } from "../support/filter-store.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { PLAIN_PROPERTY, memoDoc } from "../support/memo-doc.js";
 import { compileMemoFilter, parseMemoFilter } from "../../services/memos/filter/memo-filter.js";
+import { linearTextForm } from "../../shared/cel/text-match.js";
 
 const NOW = 1_750_000_000_000;
 const USERS = new Map([
@@ -62,13 +63,16 @@ const MEMOS: MemoDoc[] = [
 	})
 ];
 const ALL = MEMOS.map(m => m._id);
+const TAGS = [...new Set(MEMOS.flatMap(m => m.tags))];
+/** About 1 KiB that compiled to a regular expression whose matching time doubled per group (issue 12). */
+const BACKTRACKING_FILTER = `tags.exists(t, ${Array.from({ length: 27 }, () => '(t.contains("") || t.contains(""))').join(" && ")} && t.endsWith("q1"))`;
 
 const memos = useFilterStore("memos", MEMOS);
 
 async function select(filter: string): Promise<string[]> {
 	const checked = parseMemoFilter(filter);
 	const creatorIds = new Map(checked.usernames.flatMap(name => (USERS.has(name) ? [[name, USERS.get(name) as string] as const] : [])));
-	const found = await memos().find(compileMemoFilter(checked, { now: NOW, creatorIds }), { sort: { seq: 1 } });
+	const found = await memos().find(compileMemoFilter(checked, { now: NOW, creatorIds, tags: TAGS }), { sort: { seq: 1 } });
 	return found.map(doc => doc._id);
 }
 
@@ -232,12 +236,35 @@ describe("memo filter fields and operators (contract 6.1, 6.2), run by the NeDB 
 		expect(compile("updated_ts > now")).toEqual({ updateTime: { $gte: 11_000 } });
 	});
 
-	it("uses neither $where, $expr nor $elemMatch", () => {
-		const filter = 'tags.exists(t, t.contains("a") && !t.startsWith("b")) && size(tags) > 2 && !(size(tags) < 5) && has_location';
-		const text = JSON.stringify(compileMemoFilter(parseMemoFilter(filter), { now: NOW, creatorIds: new Map() }), (_key, value) =>
-			value instanceof RegExp ? value.source : value
-		);
-		expect(text).not.toMatch(/\$where|\$expr|\$elemMatch/);
+	it("compiles to store operators, with regular expressions only of the linear forms (contract 19)", () => {
+		const filters = [
+			'tags.exists(t, t.contains("a") && !t.startsWith("b")) && size(tags) > 2 && !(size(tags) < 5) && has_location',
+			'content.contains("a.*(b|c)+$") || !content.endsWith("[x]") || content.startsWith("\\n")',
+			'tags.exists(t, t.startsWith("work") || t in ["x"] || !(t.endsWith("q1") && t != "b"))',
+			BACKTRACKING_FILTER
+		];
+		for (const filter of filters) {
+			const regexes: RegExp[] = [];
+			const text = JSON.stringify(compileMemoFilter(parseMemoFilter(filter), { now: NOW, creatorIds: new Map(), tags: TAGS }), (_key, value: unknown) => {
+				if (value instanceof RegExp) regexes.push(value);
+				return value instanceof RegExp ? value.source : value;
+			});
+			expect(text).not.toMatch(/\$where|\$expr|\$elemMatch/);
+			for (const regex of regexes) expect(linearTextForm(regex)).not.toBeNull();
+		}
+	});
+
+	it("answers the filter that backtracked for minutes (issue 12, seen 1) from the distinct tags", async () => {
+		expect(parseMemoFilter(BACKTRACKING_FILTER).readsTags).toBe(true);
+		expect(compileMemoFilter(parseMemoFilter(BACKTRACKING_FILTER), { now: NOW, creatorIds: new Map(), tags: TAGS })).toEqual({ tags: { $in: ["work/q1"] } });
+		expect(await select(BACKTRACKING_FILTER)).toEqual(["m1"]);
+	});
+
+	it("reads the distinct tags only when one element must meet several tests or a denied one", () => {
+		expect(parseMemoFilter('tags.exists(t, t.startsWith("a") || t in ["b"]) && "c" in tags').readsTags).toBe(false);
+		expect(parseMemoFilter('!tags.exists(t, t.contains("a"))').readsTags).toBe(false);
+		expect(parseMemoFilter('tags.exists(t, !t.contains("a"))').readsTags).toBe(true);
+		expect(parseMemoFilter('pinned || tags.exists(t, t.contains("a") && t.contains("b"))').readsTags).toBe(true);
 	});
 
 	it("takes now from the request", async () => {
@@ -403,17 +430,21 @@ describe("rejected filters (contract 6.1): INVALID_ARGUMENT naming the problem a
 		expect(error.type).toBe("INVALID_ARGUMENT");
 	});
 
-	it("accepts long flat chains of conditions", async () => {
-		const filter = Array.from({ length: 350 }, (_, i) => `content == "${i}"`).join(" || ");
-		expect(await select(filter)).toEqual([]);
+	it("accepts long flat chains of conditions, up to 256 comparisons (contract 19)", async () => {
+		const comparisons = (count: number) => Array.from({ length: count }, (_, i) => (i % 2 === 0 ? `content == "${i}"` : `tags.exists(t, t.contains("x${i}"))`)).join(" || ");
+		expect(await select(comparisons(256))).toEqual([]);
+		expect(rejection(comparisons(257)).message).toMatch(/more than 256 comparisons/);
+		expect(rejection(`tags.exists(t, ${Array.from({ length: 257 }, () => 't == "a"').join(" || ")})`).message).toMatch(/more than 256 comparisons/);
 		const conjunction = Array.from({ length: 600 }, () => "!has_link").join(" && ");
 		expect(await select(conjunction)).toEqual(["m1", "m2", "m4", "m5"]);
 		const sum = `created_ts > now${" - 1".repeat(1500)}`;
 		expect(await select(sum)).toEqual(["m5"]);
 	});
 
-	it("accepts nesting within the limit", async () => {
-		expect(await select(`${"(".repeat(30)}pinned${")".repeat(30)}`)).toEqual(["m1", "m4"]);
+	it("accepts nesting within the limit of 32 levels (contract 19)", async () => {
+		expect(await select(`${"(".repeat(32)}pinned${")".repeat(32)}`)).toEqual(["m1", "m4"]);
+		expect(await select(`${"!(".repeat(16)}pinned${")".repeat(16)}`)).toEqual(["m1", "m4"]);
+		expect(rejection(`${"(".repeat(33)}pinned${")".repeat(33)}`).message).toMatch(/nested deeper than 32 levels/);
 	});
 
 	it("rewrites = and : only outside string literals", async () => {

@@ -1,6 +1,6 @@
 import { parseFilterText } from "../../../shared/cel/parse-filter.js";
 import { NEGATED, compileCondition, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
-import { storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
+import { textRegex } from "../../../shared/cel/text-match.js";
 import { resolveSeconds } from "../../../shared/cel/time-values.js";
 import type { Filter } from "../../../shared/store/document-store.js";
 import type { AttachmentPredicate, CheckedAttachmentFilter, StringField } from "./attachment-condition.js";
@@ -35,7 +35,7 @@ function compilePredicate(condition: AttachmentPredicate, positive: boolean, now
 		case "stringIn":
 			return { [PATHS[condition.field]]: { [positive ? "$in" : "$nin"]: condition.values } };
 		case "text":
-			return matchRegex(PATHS[condition.field], storeRegex(textFunctionPattern(condition.fn, condition.value)), positive);
+			return matchRegex(PATHS[condition.field], textRegex(condition.fn, condition.value), positive);
 		case "time":
 			return timeQuery("createTime", positive ? condition.op : NEGATED[condition.op], resolveSeconds(condition.value, now));
 		case "memo":

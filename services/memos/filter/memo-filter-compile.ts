@@ -1,14 +1,17 @@
 import type { Filter } from "../../../shared/store/document-store.js";
-import type { Comparison, FlagField, MemoCondition, MemoPredicate, TagCondition, TimeField } from "./memo-condition.js";
+import type { Comparison, FlagField, MemoCondition, MemoPredicate, TimeField } from "./memo-condition.js";
 import { NEGATED, compileCondition, matchRegex, timeQuery, toQuery, type Compiled } from "../../../shared/cel/query-parts.js";
-import { END, exactPattern, storeRegex, textFunctionPattern } from "../../../shared/cel/text-match.js";
+import { textRegex } from "../../../shared/cel/text-match.js";
 import { resolveSeconds } from "../../../shared/cel/time-values.js";
+import { tagExists } from "./tag-exists.js";
 
 export interface CompileEnv {
 	/** The request time in epoch milliseconds, fixed once per request. */
 	now: number;
 	/** Auth user ids by username, for the names the filter references; unknown names match nothing. */
 	creatorIds: ReadonlyMap<string, string>;
+	/** The distinct tags of the candidate memos, read when the filter needs them (CheckedMemoFilter.readsTags). */
+	tags?: readonly string[];
 }
 
 const FLAG_PATHS: Record<Exclude<FlagField, "has_location">, string> = {
@@ -23,8 +26,8 @@ const TIME_PATHS: Record<TimeField, string> = { created_ts: "createTime", update
 const MAX_TAG_COUNT = 2n ** 31n;
 
 /**
- * One document-store query in the operators both adapters run (no `$where`, `$expr` or
- * `$elemMatch`).
+ * One document-store query in the operators every adapter runs (no `$where`, `$expr` or
+ * `$elemMatch`), regular expressions only of the linear forms of text-match.ts.
  */
 export function compileMemoCondition(condition: MemoCondition, env: CompileEnv): Filter {
 	return toQuery(compileCondition(condition, true, (predicate, positive) => compilePredicate(predicate, positive, env)));
@@ -42,7 +45,7 @@ function compilePredicate(condition: MemoPredicate, positive: boolean, env: Comp
 		case "contentIn":
 			return { content: { [positive ? "$in" : "$nin"]: condition.values } };
 		case "contentText":
-			return matchRegex("content", storeRegex(textFunctionPattern(condition.fn, condition.value)), positive);
+			return matchRegex("content", textRegex(condition.fn, condition.value), positive);
 		case "visibility":
 			return { visibility: { [positive ? "$in" : "$nin"]: condition.values } };
 		case "creator": {
@@ -57,41 +60,9 @@ function compilePredicate(condition: MemoPredicate, positive: boolean, env: Comp
 		case "tagIn":
 			return { tags: { [positive ? "$in" : "$nin"]: condition.values } };
 		case "tagExists":
-			return tagExists(condition.element, positive);
+			return tagExists(condition.element, positive, env.tags);
 		case "tagCount":
 			return tagCount(positive ? condition.op : NEGATED[condition.op], condition.value);
-	}
-}
-
-/**
- * `tags.exists(t, …)`: a test on one element is one regular expression on the whole tag,
- * built from zero-width assertions at its start, since a regular expression on an array
- * field matches when any element matches (in both stores). Plain equality and `in` keep the
- * simple forms, which an index can serve.
- */
-function tagExists(element: TagCondition, positive: boolean): Compiled {
-	// exists(t, true) still needs a tag to exist, so only false is a constant.
-	if (element.kind === "const" && !element.value) return !positive;
-	if (element.kind === "in") return { tags: { [positive ? "$in" : "$nin"]: element.values } };
-	return matchRegex("tags", storeRegex(`^${tagAssertion(element)}`), positive);
-}
-
-function tagAssertion(condition: TagCondition): string {
-	switch (condition.kind) {
-		case "const":
-			return condition.value ? "" : "(?!)";
-		case "and":
-			return condition.items.map(tagAssertion).join("");
-		case "or":
-			return condition.items.length === 0 ? "(?!)" : `(?:${condition.items.map(tagAssertion).join("|")})`;
-		case "not":
-			return `(?!${tagAssertion(condition.item)})`;
-		case "in":
-			return condition.values.length === 0 ? "(?!)" : `(?=(?:${condition.values.map(exactPattern).join("|")})${END})`;
-		case "text": {
-			const pattern = textFunctionPattern(condition.fn, condition.value);
-			return condition.fn === "startsWith" ? `(?=${pattern.slice(1)})` : `(?=[\\s\\S]*?${pattern})`;
-		}
 	}
 }
 

@@ -1,9 +1,11 @@
 import { parseFilterText } from "../../../shared/cel/parse-filter.js";
 import type { Filter } from "../../../shared/store/document-store.js";
+import { isConnective } from "../../../shared/cel/condition.js";
 import type { MemoCondition } from "./memo-condition.js";
 import { checkMemoFilter } from "./memo-filter-check.js";
 import type { CompileEnv } from "./memo-filter-compile.js";
 import { compileMemoCondition } from "./memo-filter-compile.js";
+import { readsTagList } from "./tag-exists.js";
 
 export type { CompileEnv } from "./memo-filter-compile.js";
 
@@ -12,13 +14,22 @@ export interface CheckedMemoFilter {
 	readonly condition: MemoCondition;
 	/** Usernames of the `users/{username}` names it mentions, to resolve before compiling. */
 	readonly usernames: string[];
+	/** Compiling needs the distinct tags of the candidate memos (CompileEnv.tags; see tag-exists.ts). */
+	readonly readsTags: boolean;
 }
 
 /** Parses and checks `text`; anything invalid is INVALID_ARGUMENT. Empty or blank means no filter. */
 export function parseMemoFilter(text: string | undefined): CheckedMemoFilter {
-	if (text === undefined || text.trim() === "") return { condition: { kind: "const", value: true }, usernames: [] };
+	if (text === undefined || text.trim() === "") return { condition: { kind: "const", value: true }, usernames: [], readsTags: false };
 	const { ast, source } = parseFilterText(text);
-	return checkMemoFilter(ast, source);
+	const { condition, usernames } = checkMemoFilter(ast, source);
+	return { condition, usernames, readsTags: readsTags(condition) };
+}
+
+function readsTags(condition: MemoCondition): boolean {
+	if (!isConnective(condition)) return condition.kind === "tagExists" && readsTagList(condition.element);
+	if (condition.kind === "const") return false;
+	return condition.kind === "not" ? readsTags(condition.item) : condition.items.some(readsTags);
 }
 
 /** The one store query selecting the memos `filter` accepts, with `now` and user names of this request. */
