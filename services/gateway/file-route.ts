@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream";
 import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { call } from "../../shared/contract.js";
@@ -72,8 +73,8 @@ async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
 		...(partial ? { range: partial } : {})
 	});
 	res.writeHead(status, answer);
-	body.on("error", () => res.destroy());
-	body.pipe(res);
+	// Either side ending early ends the other: a client that goes away mid-download closes the blob's file.
+	pipeline(body, res, () => undefined);
 }
 
 /** The ops route's alias; failures before the first byte go to `next` and answer with the Status body. */

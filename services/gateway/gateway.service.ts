@@ -23,12 +23,14 @@ import { instrumentHttp, largeBodiesGauge } from "./http-metrics.js";
 import { logAccess } from "./access-log.js";
 import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
+import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
+import { defaultResponseHeaders } from "./response-headers.js";
 import { LargeBodySlots, bodyLimitOf } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams } from "./request-params.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
 import { ROUTE_TABLE } from "./route-table.js";
-import { METHOD_NOT_ALLOWED, SHUTTING_DOWN, mapError, type MappedError } from "./status.js";
+import { METHOD_NOT_ALLOWED, NOT_FOUND, SHUTTING_DOWN, mapError, type MappedError } from "./status.js";
 
 /** Levels at which the access log (info) is written. */
 const ACCESS_LOG_LEVELS = new Set(["info", "debug", "trace"]);
@@ -49,7 +51,7 @@ type GatewayRequest = IncomingMessage & {
 	parsedUrl?: string;
 };
 
-type Alias = { match(url: string): unknown };
+type Alias = RouteAlias & { match(url: string): unknown };
 
 interface GatewaySettings extends ServiceSettingSchema {
 	port: number;
@@ -263,6 +265,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		const { config, shutdown } = resourcesOf(this.broker);
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
+		serveCrossOrigin(this.server, config.corsOrigins, () => this.aliases, res => sendJson(res, NOT_FOUND.http, NOT_FOUND.body, false));
 		// Before the metrics listener, so that refused requests are counted too.
 		if (shutdown) {
 			drainOnShutdown(this.server, shutdown, (req, res) => {
@@ -271,6 +274,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				return true;
 			});
 		}
+		// Prepended after the drain's takeover, so that every answer carries them, refusals included.
+		defaultResponseHeaders(this.server);
 		this.largeBodies = new LargeBodySlots(config.maxLargeBodies, largeBodiesGauge(this.broker));
 		instrumentHttp(this.broker, this.server);
 		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);

@@ -70,7 +70,7 @@ export function mapError(error: unknown): MappedError {
 		case "PayloadTooLarge":
 			return status("INVALID_ARGUMENT", BODY_PARSER_MESSAGES["entity.too.large"] as string);
 		case "NotFoundError":
-			return status("NOT_FOUND", "Not Found");
+			return NOT_FOUND;
 		case "ServiceUnavailableError":
 			return status("UNAVAILABLE", "service unavailable");
 		case "RateLimitExceeded":
@@ -84,6 +84,8 @@ export function mapError(error: unknown): MappedError {
 	if (failure === "unavailable" || err.retryable === true) return status("UNAVAILABLE", "service unavailable");
 	return status("INTERNAL", "internal error", true);
 }
+
+export const NOT_FOUND: MappedError = status("NOT_FOUND", "Not Found");
 
 export const METHOD_NOT_ALLOWED: MappedError = status("UNIMPLEMENTED", "Method Not Allowed");
 

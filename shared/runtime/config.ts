@@ -53,6 +53,14 @@ export interface Config {
 	logFormat: "pretty" | "json";
 	/** Gateway: request bodies above LARGE_BODY_BYTES read at once; more answer 429. */
 	maxLargeBodies: number;
+	/** Gateway: origins browsers may call the API from (contract 19, CORS). */
+	corsOrigins: CorsOrigins;
+}
+
+/** `CORS_ORIGINS`: `*` lets any origin read responses without credentials; named origins may send cookies too. */
+export interface CorsOrigins {
+	any: boolean;
+	named: readonly string[];
 }
 
 /** NATS credentials and TLS files; secrets stay out of messages and logs. */
@@ -114,7 +122,8 @@ export const ENV_DEFAULTS = {
 	NATS_TLS_KEY_FILE: "",
 	TRACING_ZIPKIN_URL: "",
 	LOG_FORMAT: "auto",
-	MAX_LARGE_BODIES: "4"
+	MAX_LARGE_BODIES: "4",
+	CORS_ORIGINS: "*"
 } as const;
 
 function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
@@ -153,6 +162,26 @@ function url(env: Env, name: keyof typeof ENV_DEFAULTS, protocols: string[]): st
 	if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(" or ")}, got ${JSON.stringify(parsed.protocol)}`);
 	if (parsed.hostname === "") throw new ConfigError(name, "has no host");
 	return raw;
+}
+
+/** `none`, or a comma list of `*` and origins (`https://app.example.com`, no path), each exactly as browsers send it. */
+function corsOrigins(env: Env): CorsOrigins {
+	const raw = value(env, "CORS_ORIGINS");
+	if (raw === "none") return { any: false, named: [] };
+	const entries = raw.split(",").map(entry => entry.trim()).filter(Boolean);
+	const named: string[] = [];
+	for (const entry of entries) {
+		if (entry === "*") continue;
+		let origin: string | undefined;
+		try {
+			origin = new URL(entry).origin;
+		} catch {
+			origin = undefined;
+		}
+		if (origin !== entry || !/^https?:$/.test(new URL(entry).protocol)) throw new ConfigError("CORS_ORIGINS", `${JSON.stringify(entry)} is not an http(s) origin such as https://app.example.com`);
+		named.push(entry);
+	}
+	return { any: entries.includes("*"), named };
 }
 
 /** Credentials in a URL never reach a message or a log line. */
@@ -275,6 +304,7 @@ export function loadConfig(env: Env = process.env, isTerminal = process.stdout.i
 		bus: bus(env, transporter),
 		tracingZipkinUrl: url(env, "TRACING_ZIPKIN_URL", ["http:", "https:"]),
 		logFormat: logFormat(env, isTerminal),
-		maxLargeBodies: positiveInt(env, "MAX_LARGE_BODIES")
+		maxLargeBodies: positiveInt(env, "MAX_LARGE_BODIES"),
+		corsOrigins: corsOrigins(env)
 	};
 }

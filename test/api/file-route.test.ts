@@ -1,4 +1,6 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { readdir, readlink } from "node:fs/promises";
+import { request } from "node:http";
 import { REFRESH_TTL_MS } from "../../services/auth/refresh-tokens.js";
 import { refreshCookieOf, signIn, type Session } from "../support/users.js";
 import { usePopulatedApp } from "../support/populated-app.js";
@@ -206,4 +208,43 @@ describe("who may read the bytes", () => {
 		expect((await api.request("DELETE", `/${memo.body.name}`, { as: alice() })).status).toBe(200);
 		await expectStatus(await file(attachment.name, { as: alice() }), 404, 5);
 	});
+});
+
+describe("aborted downloads (issue 12)", () => {
+	/** The files of this process open under the app's data directory (its blobs). */
+	async function openDataFiles(): Promise<string[]> {
+		const open: string[] = [];
+		for (const fd of await readdir("/proc/self/fd")) {
+			const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+			if (target.startsWith(app().dataDir)) open.push(target);
+		}
+		return open;
+	}
+
+	/** Reads the first bytes of the file, then drops the connection. */
+	function abortedDownload(name: string, session: Session): Promise<void> {
+		return new Promise((resolve, reject) => {
+			const req = request(`${app().baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${session.accessToken}` } }, res => {
+				if (res.statusCode !== 200) return reject(new Error(`download answered ${res.statusCode}`));
+				res.once("data", () => {
+					req.destroy();
+					resolve();
+				});
+			});
+			req.on("error", err => (req.destroyed ? undefined : reject(err)));
+			req.end();
+		});
+	}
+
+	test("150 downloads dropped after their first bytes leave no file open", async () => {
+		// Larger than the socket buffers, so that no download can finish before it is dropped.
+		const big = await created({ filename: "big.bin", content: randomBytes(12 * 1024 * 1024).toString("base64") });
+		for (let round = 0; round < 15; round++) await Promise.all(Array.from({ length: 10 }, () => abortedDownload(big.name, alice())));
+		// Each dropped download closes its file as soon as the server sees the connection gone.
+		while ((await openDataFiles()).length > 0) await new Promise(resolve => setTimeout(resolve, 50));
+		expect(await openDataFiles()).toEqual([]);
+		// The server still serves the file whole.
+		const whole = await file(big.name, { as: alice() });
+		expect((await whole.arrayBuffer()).byteLength).toBe(12 * 1024 * 1024);
+	}, 60000);
 });

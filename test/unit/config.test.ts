@@ -14,6 +14,13 @@ describe("configuration from the environment", () => {
 		expect(config.dataDir).toMatch(/\/data$/);
 	});
 
+	test("CORS_ORIGINS: any origin by default, `none`, or `*` and named origins", () => {
+		expect(loadConfig({}).corsOrigins).toEqual({ any: true, named: [] });
+		expect(loadConfig({ CORS_ORIGINS: "none" }).corsOrigins).toEqual({ any: false, named: [] });
+		expect(loadConfig({ CORS_ORIGINS: " https://app.example.com , http://localhost:3000" }).corsOrigins).toEqual({ any: false, named: ["https://app.example.com", "http://localhost:3000"] });
+		expect(loadConfig({ CORS_ORIGINS: "*,https://app.example.com" }).corsOrigins).toEqual({ any: true, named: ["https://app.example.com"] });
+	});
+
 	test("SERVICES picks services, trimmed and de-duplicated", () => {
 		expect(loadConfig({ SERVICES: " memos , ai,memos" }).services).toEqual(["memos", "ai"]);
 	});
@@ -36,7 +43,10 @@ describe("configuration from the environment", () => {
 		[{ LOG_LEVEL: "loud" }, /^LOG_LEVEL: must be one of/],
 		[{ REQUEST_TIMEOUT_MS: "0" }, /^REQUEST_TIMEOUT_MS: must be a positive integer/],
 		[{ INSTANCE_URL: "ftp://x" }, /^INSTANCE_URL: must use http: or https:/],
-		[{ NODE_ID: "a b" }, /^NODE_ID: may hold/]
+		[{ NODE_ID: "a b" }, /^NODE_ID: may hold/],
+		[{ CORS_ORIGINS: "https://app.example.com/" }, /^CORS_ORIGINS: "https:\/\/app.example.com\/" is not an http\(s\) origin/],
+		[{ CORS_ORIGINS: "*,app.example.com" }, /^CORS_ORIGINS: "app.example.com" is not an http\(s\) origin/],
+		[{ CORS_ORIGINS: "ftp://files.example" }, /^CORS_ORIGINS: "ftp:\/\/files.example" is not an http\(s\) origin/]
 	])("%j is refused with a message naming the variable", (env, message) => {
 		expect(() => loadConfig(env)).toThrow(ConfigError);
 		expect(() => loadConfig(env)).toThrow(message);
