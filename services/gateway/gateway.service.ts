@@ -18,6 +18,7 @@ import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
 import { clusterViewAlias } from "./cluster-view.js";
+import { refuseUnknownCustomMethod } from "./custom-method.js";
 import { fileRouteAlias } from "./file-route.js";
 import { instrumentHttp, largeBodiesGauge } from "./http-metrics.js";
 import { logAccess } from "./access-log.js";
@@ -172,6 +173,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		/** The caller of an `Authorization: Bearer` token, verified by the auth service (contract 2.1). */
 		async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest): Promise<Caller | null> {
 			const spec = req.$alias?.spec as RouteSpec;
+			refuseUnknownCustomMethod((req.$params as { params?: Record<string, unknown> }).params);
 			if (spec.refreshCookie === true) {
 				const meta = ctx.meta as CookieMeta;
 				meta.refreshCookie = readRefreshCookie(req.headers.cookie);
