@@ -1,5 +1,6 @@
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import type { IdpDoc, UserLinkDoc } from "./idp-doc.js";
+import type { PatDoc } from "./personal-access-tokens.js";
 import type { RefreshTokenDoc } from "./refresh-tokens.js";
 import type { UserDoc } from "./user-doc.js";
 
@@ -17,6 +18,7 @@ export interface AuthDeps {
 	refreshTokens: Collection<RefreshTokenDoc>;
 	identityProviders: Collection<IdpDoc>;
 	userLinks: Collection<UserLinkDoc>;
+	pats: Collection<PatDoc>;
 	/** Marks that must be claimed once (the first user). */
 	claims: Collection<Doc>;
 	/** Epoch milliseconds; replaced in tests to step through the refresh grace and token expiry. */

@@ -59,7 +59,10 @@ export const authActions = {
 	getIdentityProvider: defineApiAction("auth.getIdentityProvider"),
 	createIdentityProvider: defineApiAction("auth.createIdentityProvider"),
 	updateIdentityProvider: defineApiAction("auth.updateIdentityProvider"),
-	deleteIdentityProvider: defineApiAction("auth.deleteIdentityProvider")
+	deleteIdentityProvider: defineApiAction("auth.deleteIdentityProvider"),
+	listPersonalAccessTokens: defineApiAction("auth.listPersonalAccessTokens"),
+	createPersonalAccessToken: defineApiAction("auth.createPersonalAccessToken"),
+	deletePersonalAccessToken: defineApiAction("auth.deletePersonalAccessToken")
 } as const;
 
 export const authEvents = {
@@ -67,5 +70,7 @@ export const authEvents = {
 	 * Broadcast when a user is created, changed or deleted: cached views of users drop their copy
 	 * (verifiers, and the instance profile's setup state, which shows the first admin).
 	 */
-	userChanged: defineEvent<{ id: string }>("auth.user.changed")
+	userChanged: defineEvent<{ id: string }>("auth.user.changed"),
+	/** Broadcast when a personal access token is deleted: every auth node drops its cached copy (contract 16: within 3 s). */
+	patDeleted: defineEvent<{ tokenHash: string }>("auth.pat.deleted")
 } as const;

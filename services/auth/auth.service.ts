@@ -1,7 +1,7 @@
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidateOn } from "../../shared/cache/invalidate-on.js";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
 import { unauthenticated, unavailable } from "../../shared/errors.js";
 import { broadcast, call } from "../../shared/contract.js";
 import { toTimestamp } from "../../shared/proto-json.js";
@@ -27,6 +27,8 @@ import {
 	type UpdateIdpParams
 } from "./identity-providers.js";
 import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
+import { patCache, userOfPat, type PatCache } from "./pat-verifier.js";
+import { PERSONAL_ACCESS_TOKENS, createPat, deletePat, isPatShaped, listPats, type CreatePatParams, type ListPatsParams, type PatDoc } from "./personal-access-tokens.js";
 import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, userOfLiveToken, type RefreshTokenDoc } from "./refresh-tokens.js";
 import { signIn, type SignInParams } from "./sign-in.js";
 import { SSO_TIMEOUT_MS } from "./sso.js";
@@ -53,6 +55,8 @@ interface AuthVars {
 	/** Time allowed for each call to an identity provider; tests shorten it. */
 	ssoTimeoutMs: number;
 	activeUsers: BoundedCache<string, Promise<Caller | null>>;
+	/** Personal access tokens by hash, so that verifying one reads no store per request. */
+	livePats: PatCache;
 }
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = {
@@ -106,13 +110,15 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		/**
 		 * The caller an access token stands for (the gateway's authentication, contract 2.1):
 		 * valid signature and expiry, and a user still NORMAL, with their current name and role.
+		 * A personal access token (contract 16) is accepted wherever an access token is.
 		 */
 		verifyAccessToken: {
 			visibility: "public",
 			params: { token: "string" },
 			async handler(ctx: Context<{ token: string }>): Promise<Caller> {
 				const now = this.clock();
-				const userId = await verifyAccessToken(this.signingKey, ctx.params.token, now);
+				const { token } = ctx.params;
+				const userId = isPatShaped(token) ? await userOfPat(this.deps().pats, this.livePats, token, now) : await verifyAccessToken(this.signingKey, token, now);
 				const caller = userId === null ? null : await this.activeUsers.getOrLoad(userId, () => activeCaller(this.users(), userId));
 				if (!caller) throw unauthenticated("invalid access token");
 				return caller;
@@ -253,14 +259,41 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<{ identityProvider?: unknown }, RequestMeta>): Promise<void> {
 				await deleteIdentityProvider(this.deps(), ctx.params.identityProvider, ctx.meta.user);
 			}
+		},
+
+		listPersonalAccessTokens: {
+			handler(ctx: Context<ListPatsParams, RequestMeta>) {
+				return listPats(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
+		createPersonalAccessToken: {
+			handler(ctx: Context<CreatePatParams, RequestMeta>) {
+				return createPat(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
+		deletePersonalAccessToken: {
+			async handler(ctx: Context<{ user?: unknown; personalAccessToken?: unknown }, RequestMeta>): Promise<void> {
+				const tokenHash = await deletePat(this.deps(), ctx.params, signedIn(ctx));
+				this.livePats.delete(tokenHash);
+				broadcast(this.broker, authEvents.patDeleted, { tokenHash });
+			}
 		}
 	},
 
-	events: invalidateOn<Service & AuthMethods & AuthVars, string, { id: string }>(
-		authEvents.userChanged.name,
-		service => service.activeUsers,
-		params => (params.id ? [params.id] : undefined)
-	),
+	events: {
+		...invalidateOn<Service & AuthMethods & AuthVars, string, { id: string }>(
+			authEvents.userChanged.name,
+			service => service.activeUsers,
+			params => (params.id ? [params.id] : undefined)
+		),
+		...invalidateOn<Service & AuthMethods & AuthVars, string, { tokenHash: string }>(
+			authEvents.patDeleted.name,
+			service => service.livePats,
+			params => (params.tokenHash ? [params.tokenHash] : undefined)
+		)
+	},
 
 	methods: {
 		users(): Collection<UserDoc> {
@@ -274,6 +307,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				refreshTokens: documents.collection<RefreshTokenDoc>(REFRESH_TOKENS),
 				identityProviders: documents.collection<IdpDoc>(IDENTITY_PROVIDERS),
 				userLinks: documents.collection<UserLinkDoc>(USER_LINKS),
+				pats: documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS),
 				claims: documents.collection<Doc>("auth_claims"),
 				now: () => this.clock(),
 				general: async () => (await this.instanceSetting("GENERAL")) as GeneralSetting
@@ -310,6 +344,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		this.clock = () => Date.now();
 		this.ssoTimeoutMs = SSO_TIMEOUT_MS;
 		this.activeUsers = activeUsersCache(() => this.clock());
+		this.livePats = patCache(() => this.clock());
 	},
 
 	async started() {
@@ -325,6 +360,9 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		await links.ensureIndex({ fields: { idpId: 1, identifier: 1 }, unique: true });
 		await links.ensureIndex({ fields: { userId: 1 } });
 		await documents.collection<IdpDoc>(IDENTITY_PROVIDERS).ensureIndex({ fields: { createTime: 1 } });
+		const pats = documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS);
+		await pats.ensureIndex({ fields: { tokenHash: 1 }, unique: true });
+		await pats.ensureIndex({ fields: { userId: 1, createTime: -1, _id: -1 } });
 		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documents.collection<SecretDoc>(SECRETS));
 	}
 };

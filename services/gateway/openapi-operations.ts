@@ -49,6 +49,15 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	GetUser: { tag: "UserService", response: "User" },
 	UpdateUser: { tag: "UserService", query: ["updateMask"], request: "User", response: "User" },
 	DeleteUser: { tag: "UserService" },
+	// Contract 16
+	ListPersonalAccessTokens: { tag: "UserService", query: PAGE, response: "ListPersonalAccessTokensResponse" },
+	CreatePersonalAccessToken: {
+		tag: "UserService",
+		request: "CreatePersonalAccessTokenRequest",
+		response: "CreatePersonalAccessTokenResponse",
+		description: "Use the token as `Authorization: Bearer memos_pat_…`; it is shown once and stored only as a hash."
+	},
+	DeletePersonalAccessToken: { tag: "UserService" },
 	// Contract 7
 	ListMemos: { tag: "MemoService", query: [...PAGE, "state", "orderBy", "filter", "showDeleted"], response: "ListMemosResponse" },
 	CreateMemo: { tag: "MemoService", query: ["memoId"], request: "Memo", response: "Memo" },

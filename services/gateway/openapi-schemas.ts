@@ -229,7 +229,17 @@ export const SCHEMAS = {
 		{ audio: obj({ content: bytes("audio, at most 25 MiB"), filename: str(), contentType: str(), uri: str("not supported") }) },
 		["audio"]
 	),
-	TranscribeResponse: obj({ text: str() })
+	TranscribeResponse: obj({ text: str() }),
+	PersonalAccessToken: obj({
+		name: out(str("users/{username}/personalAccessTokens/{id}")),
+		description: str("at most 256 characters"),
+		createdAt: out(time()),
+		expiresAt: out(time()),
+		lastUsedAt: out(time())
+	}),
+	ListPersonalAccessTokensResponse: page("personalAccessTokens", "PersonalAccessToken"),
+	CreatePersonalAccessTokenRequest: obj({ description: str("at most 256 characters"), expiresInDays: int32("0 or absent: never expires; otherwise 1-3650") }),
+	CreatePersonalAccessTokenResponse: obj({ personalAccessToken: ref("PersonalAccessToken"), token: str("memos_pat_ and 32 base62 characters; shown only here") })
 } satisfies Record<string, Schema>;
 
 export type SchemaName = keyof typeof SCHEMAS;

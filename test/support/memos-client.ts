@@ -19,7 +19,8 @@ export interface ListAnswer {
 }
 
 export interface RequestOptions {
-	as?: Session | null;
+	/** A session, or a bare token (a personal access token). */
+	as?: Session | string | null;
 	query?: Record<string, string>;
 	/** An object is sent as JSON; a string is sent verbatim (raw JSON text). */
 	body?: unknown;
@@ -44,19 +45,19 @@ export function memoClient(baseUrl: string | (() => string)) {
 
 	return {
 		request,
-		create(as: Session | null, memo: Record<string, unknown> | string, memoId?: string) {
+		create(as: Session | string | null, memo: Record<string, unknown> | string, memoId?: string) {
 			return request<Memo>("POST", "/memos", { as, body: memo, query: memoId === undefined ? {} : { memoId } });
 		},
-		get(as: Session | null, name: string) {
+		get(as: Session | string | null, name: string) {
 			return request<Memo>("GET", `/${name}`, { as });
 		},
-		update(as: Session | null, name: string, updateMask: string | undefined, memo: Record<string, unknown>) {
+		update(as: Session | string | null, name: string, updateMask: string | undefined, memo: Record<string, unknown>) {
 			return request<Memo>("PATCH", `/${name}`, { as, body: memo, query: updateMask === undefined ? {} : { updateMask } });
 		},
-		remove(as: Session | null, name: string, force?: string) {
+		remove(as: Session | string | null, name: string, force?: string) {
 			return request("DELETE", `/${name}`, { as, query: force === undefined ? {} : { force } });
 		},
-		list(as: Session | null, query: Record<string, string> = {}) {
+		list(as: Session | string | null, query: Record<string, string> = {}) {
 			return request<ListAnswer>("GET", "/memos", { as, query });
 		},
 		/** Sets the ACCESS mode through UpdateInstanceSetting (contract 11.4). */
@@ -75,7 +76,7 @@ export type MemoClient = ReturnType<typeof memoClient>;
 /** Walks every page of a ListMemos query, returning the memo names in order and the page sizes. */
 export async function listAll(
 	client: MemoClient,
-	as: Session | null,
+	as: Session | string | null,
 	query: Record<string, string>
 ): Promise<{ names: string[]; pages: number[] }> {
 	const names: string[] = [];

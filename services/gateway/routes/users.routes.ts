@@ -51,5 +51,32 @@ export const usersRoutes: RouteSpec[] = [
 		access: "signed-in",
 		empty: true,
 		summary: "Deletes a user and their data (admins only)."
+	},
+	{
+		operation: "ListPersonalAccessTokens",
+		method: "GET",
+		path: "/api/v1/users/{user}/personalAccessTokens",
+		action: authActions.listPersonalAccessTokens,
+		access: "signed-in",
+		summary: "A user's personal access tokens, newest first, without their values (the user themself or admins)."
+	},
+	{
+		operation: "CreatePersonalAccessToken",
+		method: "POST",
+		path: "/api/v1/users/{user}/personalAccessTokens",
+		action: authActions.createPersonalAccessToken,
+		access: "signed-in",
+		body: "*",
+		summary: "Creates a long-lived token for clients and scripts; its value is in this answer only (the user themself)."
+	},
+	{
+		operation: "DeletePersonalAccessToken",
+		method: "DELETE",
+		path: "/api/v1/users/{user}/personalAccessTokens/{personalAccessToken}",
+		action: authActions.deletePersonalAccessToken,
+		access: "signed-in",
+		empty: true,
+		idempotent: true,
+		summary: "Deletes a personal access token; every node refuses it within 3 s (the user themself or admins)."
 	}
 ];
