@@ -50,6 +50,8 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	UpdateUser: { tag: "UserService", query: ["updateMask"], request: "User", response: "User" },
 	DeleteUser: { tag: "UserService" },
 	// Contract 16
+	GetUserStats: { tag: "UserService", response: "UserStats" },
+	ListAllUserStats: { tag: "UserService", response: "ListAllUserStatsResponse" },
 	ListPersonalAccessTokens: { tag: "UserService", query: PAGE, response: "ListPersonalAccessTokensResponse" },
 	CreatePersonalAccessToken: {
 		tag: "UserService",

@@ -230,6 +230,16 @@ export const SCHEMAS = {
 		["audio"]
 	),
 	TranscribeResponse: obj({ text: str() }),
+	UserStats: obj({
+		name: out(str("users/{username}/stats")),
+		memoTypeStats: obj({ linkCount: int32(), codeCount: int32(), todoCount: int32(), undoCount: int32() }),
+		tagCount: { type: "object", additionalProperties: int32(), description: "memos per tag" },
+		memoCreatedTimestamps: arr(time()),
+		memoUpdatedTimestamps: arr(time()),
+		pinnedMemos: arr(str("memos/{memo}")),
+		totalMemoCount: int32()
+	}),
+	ListAllUserStatsResponse: obj({ stats: arr(ref("UserStats")) }),
 	PersonalAccessToken: obj({
 		name: out(str("users/{username}/personalAccessTokens/{id}")),
 		description: str("at most 256 characters"),

@@ -1,3 +1,4 @@
+import type { UserStatsDeps } from "./user-stats.js";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import type { InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
@@ -27,6 +28,8 @@ export interface MemosMethods extends InstanceSettingsMethods, MemoSpacesMethods
 	/** The attachments of these memos in display order, in one `attachments.forMemos` call. */
 	attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>>;
 	purgeExpiredMemos(now: number): Promise<number>;
+	/** What GetUserStats and ListAllUserStats need for this request's caller (user-stats.ts). */
+	userStatsDeps(ctx: Context<unknown, RequestMeta>): Promise<UserStatsDeps>;
 	/** Memo JSON for a response: creators, attachments, relations and reactions in a fixed number of calls (memo-responses.ts). */
 	memoResponses(ctx: Context<unknown, RequestMeta>, docs: MemoDoc[], options?: MemoResponseOptions): Promise<Record<string, unknown>[]>;
 	/** CreateMemo, and CreateMemoComment with `parentId` (contract 7.3, 7.7). */

@@ -18,6 +18,8 @@ export interface MemoAccessInfo {
 
 export const memosActions = {
 	listMemos: defineApiAction("memos.listMemos"),
+	getUserStats: defineApiAction("memos.getUserStats"),
+	listAllUserStats: defineApiAction("memos.listAllUserStats"),
 	createMemo: defineApiAction("memos.createMemo"),
 	getMemo: defineApiAction("memos.getMemo"),
 	updateMemo: defineApiAction("memos.updateMemo"),

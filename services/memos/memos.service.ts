@@ -37,6 +37,7 @@ import { reactionActions } from "./reactions.js";
 import { assertRelatable, detachMemos, parseReferences, relationActions, relationCollection, replaceReferences } from "./relations.js";
 import { ensureMemoExtrasIndexes, purgeMemoExtras } from "./memo-extras.js";
 import { shareActions } from "./shares.js";
+import { getUserStats, listAllUserStats, type UserStatsDeps } from "./user-stats.js";
 
 /** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
 export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -105,6 +106,20 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			visibility: "public",
 			async handler(): Promise<{ memoCount: number }> {
 				return { memoCount: await this.memoCollection().count({ deleteTime: null }) };
+			}
+		},
+
+		/** GetUserStats (contract 16): `users/{user}:getStats`, over that user's memos the caller can read. */
+		getUserStats: {
+			async handler(ctx: MemoCtx<{ user?: unknown }>) {
+				return getUserStats(await this.userStatsDeps(ctx), ctx.params.user);
+			}
+		},
+
+		/** ListAllUserStats (contract 16): `users:stats`, per user with memos the caller can read. */
+		listAllUserStats: {
+			async handler(ctx: MemoCtx<{ state?: unknown; filter?: unknown }>) {
+				return listAllUserStats(await this.userStatsDeps(ctx), ctx.params);
 			}
 		},
 
@@ -215,6 +230,15 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	methods: {
 		memoCollection(): Collection<MemoDoc> {
 			return documentsOf(this.broker).collection<MemoDoc>(MEMOS);
+		},
+
+		async userStatsDeps(ctx: Context<unknown, RequestMeta>): Promise<UserStatsDeps> {
+			return {
+				memos: this.memoCollection(),
+				caller: ctx.meta.user ?? null,
+				spaceIds: [...(await this.callerSpaces(ctx)).keys()],
+				lookupUsers: query => call(ctx, authActions.lookupUsers, query)
+			};
 		},
 
 		clockNow(): number {

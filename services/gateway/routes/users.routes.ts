@@ -1,8 +1,12 @@
 import { authActions } from "../../auth/auth.contract.js";
+import { memosActions } from "../../memos/memos.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
 
-/** UserService (contract 2.4); the auth service owns users. `{user}` is the username. */
+/**
+ * UserService (contracts 2.4 and 16); the auth service owns users, the memos service their memo
+ * statistics. `{user}` is the username.
+ */
 export const usersRoutes: RouteSpec[] = [
 	{
 		operation: "CreateUser",
@@ -21,6 +25,23 @@ export const usersRoutes: RouteSpec[] = [
 		action: authActions.listUsers,
 		access: "signed-in",
 		summary: "Every user, oldest first (admins only); filter `username == \"name\"`."
+	},
+	{
+		operation: "ListAllUserStats",
+		method: "GET",
+		path: "/api/v1/users:stats",
+		action: memosActions.listAllUserStats,
+		access: "public-instance",
+		summary: "Memo statistics per user, over the memos the caller can read."
+	},
+	{
+		// Before GetUser: `{user}` alone would also match `admin:getStats`.
+		operation: "GetUserStats",
+		method: "GET",
+		path: "/api/v1/users/{user}:getStats",
+		action: memosActions.getUserStats,
+		access: "public-instance",
+		summary: "Memo statistics of one user, over the memos the caller can read."
 	},
 	{
 		operation: "GetUser",
