@@ -1,6 +1,7 @@
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import type { IdpDoc, UserLinkDoc } from "./idp-doc.js";
 import type { PatDoc } from "./personal-access-tokens.js";
+import type { UserSettingDoc } from "./user-settings.js";
 import type { RefreshTokenDoc } from "./refresh-tokens.js";
 import type { UserDoc } from "./user-doc.js";
 
@@ -19,6 +20,7 @@ export interface AuthDeps {
 	identityProviders: Collection<IdpDoc>;
 	userLinks: Collection<UserLinkDoc>;
 	pats: Collection<PatDoc>;
+	userSettings: Collection<UserSettingDoc>;
 	/** Marks that must be claimed once (the first user). */
 	claims: Collection<Doc>;
 	/** Epoch milliseconds; replaced in tests to step through the refresh grace and token expiry. */

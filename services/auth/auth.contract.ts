@@ -62,7 +62,13 @@ export const authActions = {
 	deleteIdentityProvider: defineApiAction("auth.deleteIdentityProvider"),
 	listPersonalAccessTokens: defineApiAction("auth.listPersonalAccessTokens"),
 	createPersonalAccessToken: defineApiAction("auth.createPersonalAccessToken"),
-	deletePersonalAccessToken: defineApiAction("auth.deletePersonalAccessToken")
+	deletePersonalAccessToken: defineApiAction("auth.deletePersonalAccessToken"),
+	batchGetUsers: defineApiAction("auth.batchGetUsers"),
+	listUserSettings: defineApiAction("auth.listUserSettings"),
+	getUserSetting: defineApiAction("auth.getUserSetting"),
+	updateUserSetting: defineApiAction("auth.updateUserSetting"),
+	/** GENERAL `memoVisibility` of a user: the visibility of their new memos when they name none (contract 16). */
+	defaultMemoVisibility: defineAction<{ userId: string }, "PRIVATE" | "PROTECTED" | "PUBLIC">("auth.defaultMemoVisibility")
 } as const;
 
 export const authEvents = {

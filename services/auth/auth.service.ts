@@ -28,6 +28,8 @@ import {
 } from "./identity-providers.js";
 import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
 import { patCache, userOfPat, type PatCache } from "./pat-verifier.js";
+import { batchGetUsers } from "./batch-get-users.js";
+import { USER_SETTINGS, defaultMemoVisibility, getUserSetting, listUserSettings, updateUserSetting, type UpdateUserSettingParams, type UserSettingDoc } from "./user-settings.js";
 import { PERSONAL_ACCESS_TOKENS, createPat, deletePat, isPatShaped, listPats, type CreatePatParams, type ListPatsParams, type PatDoc } from "./personal-access-tokens.js";
 import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, userOfLiveToken, type RefreshTokenDoc } from "./refresh-tokens.js";
 import { signIn, type SignInParams } from "./sign-in.js";
@@ -273,6 +275,38 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			}
 		},
 
+		batchGetUsers: {
+			handler(ctx: Context<{ usernames?: unknown }, RequestMeta>) {
+				return batchGetUsers(this.users(), ctx.params.usernames, ctx.meta.user);
+			}
+		},
+
+		listUserSettings: {
+			handler(ctx: Context<{ user?: unknown }, RequestMeta>) {
+				return listUserSettings(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
+		getUserSetting: {
+			handler(ctx: Context<{ user?: unknown; setting?: unknown }, RequestMeta>) {
+				return getUserSetting(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
+		updateUserSetting: {
+			handler(ctx: Context<UpdateUserSettingParams, RequestMeta>) {
+				return updateUserSetting(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
+		defaultMemoVisibility: {
+			visibility: "public",
+			params: { userId: "string" },
+			handler(ctx: Context<{ userId: string }>) {
+				return defaultMemoVisibility(this.deps(), ctx.params.userId);
+			}
+		},
+
 		deletePersonalAccessToken: {
 			async handler(ctx: Context<{ user?: unknown; personalAccessToken?: unknown }, RequestMeta>): Promise<void> {
 				const tokenHash = await deletePat(this.deps(), ctx.params, signedIn(ctx));
@@ -308,6 +342,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				identityProviders: documents.collection<IdpDoc>(IDENTITY_PROVIDERS),
 				userLinks: documents.collection<UserLinkDoc>(USER_LINKS),
 				pats: documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS),
+				userSettings: documents.collection<UserSettingDoc>(USER_SETTINGS),
 				claims: documents.collection<Doc>("auth_claims"),
 				now: () => this.clock(),
 				general: async () => (await this.instanceSetting("GENERAL")) as GeneralSetting
@@ -363,6 +398,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		const pats = documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS);
 		await pats.ensureIndex({ fields: { tokenHash: 1 }, unique: true });
 		await pats.ensureIndex({ fields: { userId: 1, createTime: -1, _id: -1 } });
+		await documents.collection<UserSettingDoc>(USER_SETTINGS).ensureIndex({ fields: { userId: 1 } });
 		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documents.collection<SecretDoc>(SECRETS));
 	}
 };

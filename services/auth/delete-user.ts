@@ -29,6 +29,7 @@ export async function deleteUser(
 	await revokeUserFamilies(deps.refreshTokens, user._id);
 	await deps.userLinks.remove({ userId: user._id }, { multi: true });
 	await deps.pats.remove({ userId: user._id }, { multi: true });
+	await deps.userSettings.remove({ userId: user._id }, { multi: true });
 	await deps.users.remove({ _id: user._id });
 	return user;
 }

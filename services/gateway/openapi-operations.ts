@@ -50,6 +50,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	UpdateUser: { tag: "UserService", query: ["updateMask"], request: "User", response: "User" },
 	DeleteUser: { tag: "UserService" },
 	// Contract 16
+	BatchGetUsers: { tag: "UserService", request: "BatchGetUsersRequest", response: "BatchGetUsersResponse" },
+	ListUserSettings: { tag: "UserService", response: "ListUserSettingsResponse" },
+	GetUserSetting: { tag: "UserService", response: "UserSetting" },
+	UpdateUserSetting: { tag: "UserService", query: ["updateMask"], request: "UserSetting", response: "UserSetting" },
 	GetUserStats: { tag: "UserService", response: "UserStats" },
 	ListAllUserStats: { tag: "UserService", response: "ListAllUserStatsResponse" },
 	ListPersonalAccessTokens: { tag: "UserService", query: PAGE, response: "ListPersonalAccessTokensResponse" },

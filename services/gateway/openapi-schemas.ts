@@ -230,6 +230,27 @@ export const SCHEMAS = {
 		["audio"]
 	),
 	TranscribeResponse: obj({ text: str() }),
+	BatchGetUsersRequest: obj({ usernames: arr(str()) }),
+	BatchGetUsersResponse: obj({ users: arr(ref("User")) }),
+	UserSetting: {
+		...obj({
+			name: str("users/{username}/settings/{KEY}"),
+			generalSetting: obj({ locale: str(), memoVisibility: enumOf("PRIVATE", "PROTECTED", "PUBLIC"), theme: str() }),
+			webhooksSetting: obj({ webhooks: arr({ type: "object", additionalProperties: true }) }),
+			tagsSetting: obj({
+				tags: {
+					type: "object",
+					description: "tag pattern (an anchored regular expression) to its display rule",
+					additionalProperties: obj({
+						backgroundColor: obj({ red: { type: "number" }, green: { type: "number" }, blue: { type: "number" }, alpha: { type: "number" } }),
+						blurContent: bool()
+					})
+				}
+			})
+		}),
+		description: "Exactly one value field, the one of the key: GENERAL, WEBHOOKS (read-only here) or TAGS."
+	},
+	ListUserSettingsResponse: obj({ settings: arr(ref("UserSetting")), nextPageToken: str() }),
 	UserStats: obj({
 		name: out(str("users/{username}/stats")),
 		memoTypeStats: obj({ linkCount: int32(), codeCount: int32(), todoCount: int32(), undoCount: int32() }),

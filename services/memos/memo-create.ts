@@ -32,15 +32,15 @@ export interface CreateMemoInput {
 
 /**
  * `memoId` per contract 1.5 (generated when empty), content within `contentLimit` UTF-8
- * bytes, visibility PRIVATE by default and SPACE only with a space. `state` and output-only
+ * bytes, visibility `defaultVisibility` (the creator's GENERAL setting) when unspecified and SPACE only with a space. `state` and output-only
  * fields are ignored.
  */
-export function parseCreateMemo(params: CreateMemoParams, contentLimit: number): CreateMemoInput {
+export function parseCreateMemo(params: CreateMemoParams, contentLimit: number, defaultVisibility: Visibility = "PRIVATE"): CreateMemoInput {
 	if (params.memoId !== undefined && typeof params.memoId !== "string") throw invalidArgument("memoId must be a string");
 	const id = resolveId(params.memoId, "memoId", "memo");
 	const body = messageOf(params.memo, "memo");
 	const content = readContent(fieldOf(body, "content"), contentLimit);
-	const visibility = readVisibility(fieldOf(body, "visibility"));
+	const visibility = readVisibility(fieldOf(body, "visibility"), defaultVisibility);
 	const spaceId = readSpace(fieldOf(body, "space"));
 	if (visibility === "SPACE" && spaceId === null) throw invalidArgument("visibility SPACE requires a space");
 	return {

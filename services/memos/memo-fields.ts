@@ -32,9 +32,15 @@ export function readContent(value: unknown, limit: number): string {
 }
 
 /** `VISIBILITY_UNSPECIFIED` and unset mean PRIVATE. */
-export function readVisibility(value: unknown): Visibility {
+export function readVisibility(value: unknown, unspecified: Visibility = "PRIVATE"): Visibility {
 	const visibility = enumOf(value, VISIBILITY_VALUES, "visibility");
-	return visibility === "VISIBILITY_UNSPECIFIED" ? "PRIVATE" : visibility;
+	return visibility === "VISIBILITY_UNSPECIFIED" ? unspecified : visibility;
+}
+
+/** Whether a memo message leaves its visibility to the default (unset or VISIBILITY_UNSPECIFIED). */
+export function leavesVisibilityUnspecified(memo: unknown): boolean {
+	const value = typeof memo === "object" && memo !== null ? fieldOf(memo as Record<string, unknown>, "visibility") : undefined;
+	return value === undefined || value === 0 || value === "VISIBILITY_UNSPECIFIED";
 }
 
 /** A stored state: `STATE_UNSPECIFIED` or unset is INVALID_ARGUMENT (contract 7.5). */

@@ -26,7 +26,7 @@ import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
 import { MemoSpacesMixin } from "./memo-spaces.mixin.js";
 import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
 import { MEMOS, type MemoDoc } from "./memo-doc.js";
-import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
+import { MIN_CONTENT_LENGTH_LIMIT, leavesVisibilityUnspecified } from "./memo-fields.js";
 import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
 import { commentActions } from "./comments.js";
 import { linkMetadataActions } from "./link-metadata/link-metadata.js";
@@ -252,7 +252,9 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 		async insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>> {
 			const caller = signedIn(ctx);
-			const input = parseCreateMemo(params, await this.contentLengthLimit());
+			// A new memo without a visibility takes its creator's default (user setting GENERAL, contract 16); a comment stays PRIVATE.
+			const defaultVisibility = parentId === null && leavesVisibilityUnspecified(params.memo) ? await call(ctx, authActions.defaultMemoVisibility, { userId: caller.id }) : "PRIVATE";
+			const input = parseCreateMemo(params, await this.contentLengthLimit(), defaultVisibility);
 			const relatedIds = parseReferences(fieldOf(messageOf(params.memo, "memo"), "relations"), input.id);
 			await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
 			assertCanPlace(await this.callerSpaces(ctx), input.spaceId);

@@ -27,6 +27,16 @@ export const usersRoutes: RouteSpec[] = [
 		summary: "Every user, oldest first (admins only); filter `username == \"name\"`."
 	},
 	{
+		operation: "BatchGetUsers",
+		method: "POST",
+		path: "/api/v1/users:batchGet",
+		action: authActions.batchGetUsers,
+		access: "public-instance",
+		body: "*",
+		idempotent: true,
+		summary: "The active users of up to 100 usernames; unknown ones are left out."
+	},
+	{
 		operation: "ListAllUserStats",
 		method: "GET",
 		path: "/api/v1/users:stats",
@@ -99,5 +109,31 @@ export const usersRoutes: RouteSpec[] = [
 		empty: true,
 		idempotent: true,
 		summary: "Deletes a personal access token; every node refuses it within 3 s (the user themself or admins)."
+	},
+	{
+		operation: "ListUserSettings",
+		method: "GET",
+		path: "/api/v1/users/{user}/settings",
+		action: authActions.listUserSettings,
+		access: "signed-in",
+		summary: "The GENERAL, WEBHOOKS and TAGS settings of a user (the user themself or admins)."
+	},
+	{
+		operation: "GetUserSetting",
+		method: "GET",
+		path: "/api/v1/users/{user}/settings/{setting}",
+		action: authActions.getUserSetting,
+		access: "signed-in",
+		summary: "One user setting by key; a setting never stored reads as its default (the user themself or admins)."
+	},
+	{
+		operation: "UpdateUserSetting",
+		method: "PATCH",
+		path: "/api/v1/users/{user}/settings/{setting}",
+		action: authActions.updateUserSetting,
+		access: "signed-in",
+		body: "patch",
+		idempotent: true,
+		summary: "Changes GENERAL or TAGS fields named by updateMask (the user themself)."
 	}
 ];
