@@ -61,6 +61,30 @@ describe("TranscribeRequest checks, in the contract's order", () => {
 		expect(err.message).toContain(fragment);
 	});
 
+	test("a filename of 255 characters is accepted (code points, not UTF-16 units), 256 refused", async () => {
+		const name = `${"🎙".repeat(251)}.wav`;
+		expect((await transcribeRequest({ audio: { content: b64(WAV), filename: name } })).filename).toBe(name);
+		const err = await rejectionOf(transcribeRequest({ audio: { content: b64(WAV), filename: `x${name}` } }));
+		expect(err.message).toBe("audio.filename must be at most 255 characters");
+	});
+
+	test("nameless audio gets a filename from its type; the type given wins over the bytes", async () => {
+		expect(await transcribeRequest({ audio: { content: b64(WAV) } })).toMatchObject({ filename: "audio.wav", contentType: "audio/wav" });
+		expect(await transcribeRequest({ audio: { content: b64(WAV), contentType: "audio/mpeg" } })).toMatchObject({ filename: "audio.mp3", contentType: "audio/mpeg" });
+	});
+
+	test.each([
+		["uri", { uri: 7 }, "audio.uri must be a string"],
+		["uri set", { uri: "gs://bucket/a.wav" }, "audio.uri is not supported; send the bytes in audio.content"],
+		["filename", { filename: 7 }, "audio.filename must be a string"],
+		["contentType", { contentType: 7 }, "audio.contentType must be a string"],
+		["unsupported", { contentType: "text/plain" }, 'audio.contentType "text/plain" is not a supported audio type']
+	])("a wrong %s says so", async (_name, fields, message) => {
+		const err = await rejectionOf(transcribeRequest({ audio: { content: b64(WAV), ...fields } }));
+		expect(err.type).toBe("INVALID_ARGUMENT");
+		expect(err.message).toBe(message);
+	});
+
 	test("exactly 25 MiB is accepted", async () => {
 		const audio = await transcribeRequest({ audio: { content: b64(Buffer.alloc(MAX_AUDIO_BYTES)), filename: "a.wav" } });
 		expect(audio.bytes.length).toBe(MAX_AUDIO_BYTES);

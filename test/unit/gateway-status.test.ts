@@ -75,3 +75,23 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError(null).body.code).toBe(13);
 	});
 });
+
+describe("routing and framework failures (contract 1.8)", () => {
+	test.each([
+		["PayloadTooLarge", 400, { code: 3, message: "request body is larger than 64 MiB", details: [] }],
+		["NotFoundError", 404, { code: 5, message: "Not Found", details: [] }],
+		["ServiceUnavailableError", 503, { code: 14, message: "service unavailable", details: [] }],
+		["RateLimitExceeded", 429, { code: 8, message: "rate limit exceeded", details: [] }]
+	])("moleculer-web's %s answers HTTP %d", (name, http, body) => {
+		const mapped = mapError(Object.assign(new Error("framework text"), { name }));
+		expect(mapped.http).toBe(http);
+		expect(mapped.body).toEqual(body);
+		expect(mapped.unexpected).toBe(false);
+	});
+
+	test("a validation failure without a message, and a service error without one, still answer their codes", () => {
+		expect(mapError({ type: "VALIDATION_ERROR", data: [{ field: "x" }] }).body).toEqual({ code: 3, message: "invalid argument", details: [] });
+		expect(mapError({ type: "VALIDATION_ERROR" }).body.message).toBe("invalid argument");
+		expect(mapError({ name: "ServiceError", type: "NOT_FOUND" }).body).toEqual({ code: 5, message: "", details: [] });
+	});
+});

@@ -3,6 +3,7 @@ import {
 	generateId,
 	generateShareToken,
 	generateUuid,
+	pathId,
 	resolveId,
 	uuidToBase57,
 	validateClientId
@@ -228,4 +229,10 @@ describe("resolveId", () => {
 	test("rejects an invalid id naming the field", () => {
 		expectInvalidArgument(() => resolveId("bad id", "identityProviderId", "identity-provider"), "identityProviderId");
 	});
+});
+
+test("a path id is taken as given; anything but a string is the empty id, which names nothing", () => {
+	expect(pathId("any thing")).toBe("any thing");
+	expect(pathId(7)).toBe("");
+	expect(pathId(undefined)).toBe("");
 });

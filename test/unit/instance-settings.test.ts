@@ -256,3 +256,73 @@ describe("read access (contract 11.2)", () => {
 		expect(codeOf(() => requireAdmin(member, "x"))).toBe("PERMISSION_DENIED");
 	});
 });
+
+describe("validation limits, both sides, and what each refusal says (contract 11.4, 14)", () => {
+	const check = (key: InstanceSettingKey, value: SettingValue) => validateSetting(key, value, () => "generated-id");
+
+	test("GENERAL: offsets 0 and 6 are the bounds", () => {
+		expect(codeOf(() => check("GENERAL", { weekStartDayOffset: 0 }))).toBe("OK");
+		expect(codeOf(() => check("GENERAL", { weekStartDayOffset: 6 }))).toBe("OK");
+		expectInvalidArgument(() => check("GENERAL", { weekStartDayOffset: 7 }), "generalSetting.weekStartDayOffset must be between 0 (Sunday) and 6");
+	});
+
+	test("MEMO_RELATED: a content limit of 0 is allowed, a negative one is not; reactions are 1-64 bytes", () => {
+		expect(codeOf(() => check("MEMO_RELATED", { contentLengthLimit: 0, reactions: ["👍", "x".repeat(64), "é".repeat(32)] }))).toBe("OK");
+		expectInvalidArgument(() => check("MEMO_RELATED", { contentLengthLimit: -1, reactions: [] }), "memoRelatedSetting.contentLengthLimit must not be negative");
+		expectInvalidArgument(() => check("MEMO_RELATED", { contentLengthLimit: 8192, reactions: ["ok", "x".repeat(65)] }), "memoRelatedSetting.reactions[1] must be 1-64 bytes");
+		expectInvalidArgument(() => check("MEMO_RELATED", { contentLengthLimit: 8192, reactions: ["é".repeat(33)] }), "reactions[0] must be 1-64 bytes");
+		expectInvalidArgument(() => check("MEMO_RELATED", { contentLengthLimit: 8192, reactions: [""] }), "reactions[0] must be 1-64 bytes");
+	});
+
+	test("STORAGE: an unspecified type reads as LOCAL; storages need an id and a type; the default names one of them", () => {
+		const value: SettingValue = { storageType: "STORAGE_TYPE_UNSPECIFIED", uploadSizeLimitMb: 0, storages: [{ id: "a", type: "S3" }], defaultStorageId: "a" };
+		check("STORAGE", value);
+		expect(value.storageType).toBe("LOCAL");
+		const s3: SettingValue = { storageType: "S3", uploadSizeLimitMb: 30, storages: [] };
+		check("STORAGE", s3);
+		expect(s3.storageType).toBe("S3");
+		expectInvalidArgument(() => check("STORAGE", { uploadSizeLimitMb: -1 }), "storageSetting.uploadSizeLimitMb must not be negative");
+		expectInvalidArgument(() => check("STORAGE", { uploadSizeLimitMb: 0, storages: [{ id: "a", type: "S3" }, { id: "", type: "S3" }] }), "storageSetting.storages[1].id must not be empty");
+		expectInvalidArgument(() => check("STORAGE", { uploadSizeLimitMb: 0, storages: [{ id: "a", type: "S3" }, { id: "a", type: "S3" }] }), 'storageSetting.storages[1].id "a" is used twice');
+		expectInvalidArgument(() => check("STORAGE", { uploadSizeLimitMb: 0, storages: [{ id: 7, type: "S3" }] }), "storageSetting.storages[0].id must not be empty");
+		expectInvalidArgument(() => check("STORAGE", { uploadSizeLimitMb: 0, storages: [{ id: "a", type: "STORAGE_TYPE_UNSPECIFIED" }] }), "storageSetting.storages[0].type must be DATABASE, LOCAL or S3");
+		expectInvalidArgument(() => check("STORAGE", { uploadSizeLimitMb: 0, defaultStorageId: "b" }), "storageSetting.defaultStorageId must name one of the storages");
+	});
+
+	test("TAGS: an empty or invalid pattern and colours outside 0-1 name the tag", () => {
+		expect(codeOf(() => check("TAGS", { tags: { a: { backgroundColor: { red: 0, green: 1 } } } }))).toBe("OK");
+		expectInvalidArgument(() => check("TAGS", { tags: { "": {} } }), 'tagsSetting.tags[""]: the tag pattern must not be empty');
+		expectInvalidArgument(() => check("TAGS", { tags: { "(": {} } }), 'tagsSetting.tags["("]: the tag pattern is not a valid regular expression');
+		expectInvalidArgument(() => check("TAGS", { tags: { a: { backgroundColor: { green: 1.01 } } } }), 'tagsSetting.tags["a"].backgroundColor.green must be between 0 and 1');
+	});
+
+	test("NOTIFICATION: ports 0 and 65535 are the bounds; no e-mail block is nothing to check", () => {
+		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 65535 } }))).toBe("OK");
+		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 0 } }))).toBe("OK");
+		expect(codeOf(() => check("NOTIFICATION", {}))).toBe("OK");
+		expectInvalidArgument(() => check("NOTIFICATION", { email: { smtpPort: 65536 } }), "notificationSetting.email.smtpPort must be between 1 and 65535");
+	});
+
+	test("AI: endpoints are http(s) URLs; GEMINI keeps an empty endpoint; the transcription limits are inclusive", () => {
+		const provider = { id: "p1", title: "P", type: "OPENAI", apiKey: "k", endpoint: "https://example.com/v1" };
+		expectInvalidArgument(() => check("AI", { providers: [{ ...provider, endpoint: "not a url" }] }), "aiSetting.providers[0].endpoint must be an http(s) URL");
+		expectInvalidArgument(() => check("AI", { providers: [{ ...provider, endpoint: "ftp://example.com" }] }), "aiSetting.providers[0].endpoint must be an http(s) URL");
+		expectInvalidArgument(() => check("AI", { providers: [{ ...provider, title: 7 }] }), "aiSetting.providers[0].title must not be empty");
+		expectInvalidArgument(() => check("AI", { providers: [provider, provider] }), 'aiSetting.providers[1].id "p1" is used twice');
+		expectInvalidArgument(() => check("AI", { providers: [{ ...provider, type: "CLAUDE" }] }), "aiSetting.providers[0].type must be OPENAI or GEMINI");
+		expectInvalidArgument(() => check("AI", { providers: [{ ...provider, apiKey: "" }] }), "aiSetting.providers[0].apiKey is required");
+		const gemini = { ...provider, type: "GEMINI", endpoint: "" };
+		const value: SettingValue = { providers: [gemini], transcription: { providerId: "", model: "m".repeat(256), language: "l".repeat(32), prompt: "p".repeat(4096) } };
+		check("AI", value);
+		expect((value.providers as SettingValue[])[0]?.endpoint).toBe("");
+		expectInvalidArgument(() => check("AI", { providers: [], transcription: { providerId: "p9" } }), "aiSetting.transcription.providerId must name a configured provider");
+		expectInvalidArgument(() => check("AI", { providers: [], transcription: { model: "🙂".repeat(257) } }), "aiSetting.transcription.model must be at most 256 characters");
+		expectInvalidArgument(() => check("AI", { providers: [], transcription: { language: "l".repeat(33) } }), "aiSetting.transcription.language must be at most 32 characters");
+		expectInvalidArgument(() => check("AI", { providers: [], transcription: { prompt: "p".repeat(4097) } }), "aiSetting.transcription.prompt must be at most 4096 characters");
+		expect(codeOf(() => check("AI", { providers: "none" }))).toBe("OK");
+	});
+
+	test("ACCESS: the refusal names both modes", () => {
+		expectInvalidArgument(() => check("ACCESS", { accessMode: "OPEN" }), "accessSetting.accessMode must be INSTANCE_ACCESS_MODE_PRIVATE or INSTANCE_ACCESS_MODE_PUBLIC");
+	});
+});

@@ -5,7 +5,8 @@ import {
 	PAGE_SIZE_MAX,
 	decodePageToken,
 	encodePageToken,
-	normalizePageSize
+	normalizePageSize,
+	pageSizeParam
 } from "../../shared/paging/page-token.js";
 import { thrownServiceError } from "../support/service-errors.js";
 
@@ -242,5 +243,25 @@ describe("encodePageToken / decodePageToken", () => {
 			}),
 			{ numRuns: 2000 }
 		);
+	});
+});
+
+describe("the pageSize parameter (contract 1.7, 14)", () => {
+	test("absent or empty is the default; numbers and numeric strings are coerced to 1-1000", () => {
+		expect(pageSizeParam(undefined)).toBe(50);
+		expect(pageSizeParam("")).toBe(50);
+		expect(pageSizeParam("0")).toBe(50);
+		expect(pageSizeParam(-3)).toBe(50);
+		expect(pageSizeParam("1")).toBe(1);
+		expect(pageSizeParam(1000)).toBe(1000);
+		expect(pageSizeParam("1001")).toBe(1000);
+	});
+
+	test("anything else is INVALID_ARGUMENT naming pageSize", () => {
+		for (const bad of ["ten", "1.5", true]) {
+			const err = thrownServiceError(() => pageSizeParam(bad));
+			expect(err.type).toBe("INVALID_ARGUMENT");
+			expect(err.message).toContain("pageSize");
+		}
 	});
 });
