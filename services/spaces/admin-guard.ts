@@ -1,6 +1,7 @@
 import { failedPrecondition, ServiceError } from "../../shared/errors.js";
 import type { Collection } from "../../shared/store/document-store.js";
 import type { MemberDoc, SpaceDoc, SpaceRole } from "./space-doc.js";
+import type { SpacesStore } from "./spaces-store.js";
 
 /**
  * Keeps at least one ADMIN in every space (contract 9) without transactions.
@@ -21,10 +22,7 @@ const ATTEMPTS = 5;
 
 const lastAdmin = () => failedPrecondition("a space must keep at least one ADMIN");
 
-export interface GuardCollections {
-	spaces: Collection<SpaceDoc>;
-	members: Collection<MemberDoc>;
-}
+export type GuardCollections = Pick<SpacesStore, "spaces" | "members">;
 
 async function reserveAdmin(spaces: Collection<SpaceDoc>, spaceId: string): Promise<void> {
 	const reserved = await spaces.findOneAndUpdate({ _id: spaceId, adminCount: { $gt: 1 } }, { $inc: { adminCount: -1 } });

@@ -1,6 +1,8 @@
 import type { Caller } from "../../shared/caller.js";
 import { notFound, permissionDenied } from "../../shared/errors.js";
-import type { MemberDoc, SpaceDoc } from "./space-doc.js";
+import { pathId } from "../../shared/ids.js";
+import { memberId, type MemberDoc, type SpaceDoc } from "./space-doc.js";
+import type { SpacesStore } from "./spaces-store.js";
 
 export const spaceNotFound = (id: string) => notFound(`space "spaces/${id}" not found`);
 
@@ -22,4 +24,17 @@ export function assertSpaceAccess(
 	if (need === "admin" && membership?.role !== "ADMIN" && !instanceAdmin) {
 		throw permissionDenied(`only an ADMIN of space "spaces/${id}" may do this`);
 	}
+}
+
+/** The space of a `{space}` path param and the caller's membership, checked by assertSpaceAccess. */
+export async function spaceFor(
+	store: SpacesStore,
+	idParam: unknown,
+	caller: Caller,
+	need: "member" | "admin"
+): Promise<{ space: SpaceDoc; membership: MemberDoc | null }> {
+	const id = pathId(idParam);
+	const [space, membership] = await Promise.all([store.spaces.findOne({ _id: id }), store.members.findOne({ _id: memberId(id, caller.id) })]);
+	assertSpaceAccess(space, membership, id, caller, need);
+	return { space, membership };
 }
