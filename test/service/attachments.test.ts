@@ -2,18 +2,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { ServiceBroker, type Context, type ServiceSchema } from "moleculer";
+import { ServiceBroker } from "moleculer";
 import AttachmentsService from "../../services/attachments/attachments.service.js";
 import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
 import { memosActions, type MemoAccessInfo } from "../../services/memos/memos.contract.js";
 import { spacesActions } from "../../services/spaces/spaces.contract.js";
 import { LocalBlobStore } from "../../shared/blob/local-blob-store.js";
 import type { Caller } from "../../shared/caller.js";
-import { call, STREAM_LENGTH_PARAM, type ActionRef } from "../../shared/contract.js";
+import { call, STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources } from "../../shared/runtime/resources.js";
 import { settingValue } from "../../shared/settings/instance-settings.contract.js";
 import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { fake, fakeService } from "../support/fake-service.js";
 import { rejectionOf } from "../support/service-errors.js";
 
 /**
@@ -21,15 +22,6 @@ import { rejectionOf } from "../support/service-errors.js";
  * what it calls (memos' access rule and touch, spaces' membership, the instance settings), the
  * document store in memory and blobs in a temporary folder.
  */
-
-type Handler<P, R> = (ctx: Context<P>) => Promise<R> | R;
-/** A fake action answering as `ref`'s contract types it. */
-function fake<P, R>(ref: ActionRef<P, R>, handler: Handler<P, R>): [string, { handler: Handler<P, R> }] {
-	return [ref.action, { handler }];
-}
-function fakeService(name: string, actions: [string, unknown][]): ServiceSchema {
-	return { name, actions: Object.fromEntries(actions) } as ServiceSchema;
-}
 
 const alice: Caller = { id: "u-alice", username: "alice", role: "USER" } as Caller;
 const bob: Caller = { id: "u-bob", username: "bob", role: "USER" } as Caller;
