@@ -1,6 +1,8 @@
 import { VERSION } from "../../shared/version.js";
 import type { SetupState } from "../auth/auth.contract.js";
+import { readAccessMode } from "./access-mode.js";
 import type { AccessMode } from "./instance.contract.js";
+import type { InstanceDeps } from "./instance-deps.js";
 
 /** The InstanceProfile message of contract 4.10; `admin` is omitted when there is none. */
 export function toProfileJson(setup: SetupState, accessMode: AccessMode, env: { instanceUrl: string; commit: string }): Record<string, unknown> {
@@ -13,4 +15,10 @@ export function toProfileJson(setup: SetupState, accessMode: AccessMode, env: { 
 		needsSetup: setup.userCount === 0,
 		accessMode
 	};
+}
+
+/** GetInstanceProfile (contract 4.10): open to everyone, from cached facts. */
+export async function getProfile(deps: InstanceDeps): Promise<Record<string, unknown>> {
+	const [setup, accessMode] = await Promise.all([deps.caches.setup.getOrLoad("setup", () => deps.peers.setupState()), readAccessMode(deps)]);
+	return toProfileJson(setup, accessMode, deps.env);
 }

@@ -30,8 +30,10 @@ export const STATS_OWNERS = {
 	spaces: ["spaceCount"]
 } as const satisfies Record<string, readonly (keyof OwnerCounters)[]>;
 
+export type StatsOwner = keyof typeof STATS_OWNERS;
+
 /** The `stats` action of each owner. */
-export const STATS_ACTIONS: Record<keyof typeof STATS_OWNERS, ActionRef<undefined, OwnerCounters>> = {
+export const STATS_ACTIONS: Record<StatsOwner, ActionRef<undefined, OwnerCounters>> = {
 	auth: authActions.stats,
 	memos: memosActions.stats,
 	attachments: attachmentsActions.stats,
@@ -44,7 +46,7 @@ function counter(value: unknown): number | undefined {
 }
 
 /** Keeps only the counters `owner` is responsible for; an answer lacking one of them, or not an integer, is INTERNAL. */
-export function ownerCounters(owner: keyof typeof STATS_OWNERS, answer: unknown): OwnerCounters {
+export function ownerCounters(owner: StatsOwner, answer: unknown): OwnerCounters {
 	const out: OwnerCounters = {};
 	const fields = typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : {};
 	for (const field of STATS_OWNERS[owner]) {
