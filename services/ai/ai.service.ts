@@ -3,13 +3,17 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
 import { unauthenticated } from "../../shared/errors.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
-import { PROVIDER_TIMEOUT_MS, transcribeWithOpenAi } from "./openai-transcriber.js";
-import { parseTranscribeRequest } from "./transcribe-request.js";
-import { resolveTranscriptionTarget } from "./transcription-provider.js";
+import type { AiDeps } from "./ai-deps.js";
+import { PROVIDER_TIMEOUT_MS } from "./openai-transcriber.js";
+import { transcribe } from "./transcribe.js";
 
 interface AiSettings extends ServiceSettingSchema {
 	/** Time limit of the provider call (contract 12); tests shorten it. */
 	providerTimeoutMs: number;
+}
+
+interface AiMethods extends InstanceSettingsMethods {
+	deps(): AiDeps;
 }
 
 /**
@@ -28,7 +32,7 @@ const TRANSCRIBE_LIMITS = {
 };
 
 /** AIService (contract 12): transcription through the OpenAI-compatible provider of the AI setting. */
-const AiService: ServiceSchema<AiSettings, InstanceSettingsMethods> = {
+const AiService: ServiceSchema<AiSettings, AiMethods> = {
 	name: "ai",
 	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
 
@@ -43,10 +47,14 @@ const AiService: ServiceSchema<AiSettings, InstanceSettingsMethods> = {
 			async handler(ctx: Context<Record<string, unknown>, RequestMeta>): Promise<{ text: string }> {
 				if (!ctx.meta.user) throw unauthenticated();
 				// The call stream is a Readable (Moleculer types it as a plain Stream).
-				const audio = await parseTranscribeRequest(ctx.params, (ctx.stream as Readable | null) ?? null);
-				const target = resolveTranscriptionTarget(await this.instanceSetting("AI"));
-				return { text: await transcribeWithOpenAi(target, audio, this.settings.providerTimeoutMs) };
+				return { text: await transcribe(this.deps(), ctx.params, (ctx.stream as Readable | null) ?? null) };
 			}
+		}
+	},
+
+	methods: {
+		deps(): AiDeps {
+			return { aiSetting: () => this.instanceSetting("AI"), providerTimeoutMs: this.settings.providerTimeoutMs };
 		}
 	}
 };
