@@ -246,15 +246,15 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			sendJson(res, mapped.http, mapped.body, req.method === "HEAD", retryAfter);
 		},
 
-		/**
-		 * Every failure with its error (name, message, stack, cause) and the request id: ours at
-		 * error level, the cluster's (node lost, time-out, queue full) at warn, the client's at debug.
-		 */
 		/** moleculer-web's own handler also logs 5xx failures, as a line without the error; onError logs each once, with it. */
 		errorHandler(req: IncomingMessage, res: ServerResponse, err: unknown): void {
 			this.sendError(req, res, err);
 		},
 
+		/**
+		 * Every failure with its error (name, message, stack, cause) and the request id: ours at
+		 * error level, the cluster's (node lost, time-out, queue full) at warn, the client's at debug.
+		 */
 		logFailure(req: IncomingMessage, err: unknown, mapped: MappedError): void {
 			const fields = errorLog(err, (req as Partial<GatewayRequest>).$ctx?.requestID ?? undefined);
 			if (mapped.unexpected) this.logger.error(fields, "request failed");
