@@ -6,7 +6,7 @@ import { formatName } from "../../shared/names.js";
 import { fieldOf, messageOf, queryBoolOf, queryStringOf } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { spaceFor, spaceNotFound } from "./space-access.js";
-import { memberId, type MemberDoc, type SpaceDoc } from "./space-doc.js";
+import { newMembership, type MemberDoc, type SpaceDoc } from "./space-doc.js";
 import { readDescription, readDisplayName } from "./space-input.js";
 import { creatorName, type SpaceView } from "./space-view.js";
 import { spacesEvents } from "./spaces.contract.js";
@@ -42,16 +42,7 @@ export async function createSpace(deps: SpacesDeps, params: { spaceId?: unknown;
 		if (err instanceof DuplicateKeyError) throw alreadyExists(`space "spaces/${id}" already exists`);
 		throw err;
 	}
-	const membership: MemberDoc = {
-		_id: memberId(id, caller.id),
-		spaceId: id,
-		userId: caller.id,
-		role: "ADMIN",
-		joinTime: now,
-		seq: await store.nextSeq(),
-		spaceCreateTime: space.createTime,
-		spaceSeq: space.seq
-	};
+	const membership = newMembership(space, caller.id, "ADMIN", now, await store.nextSeq());
 	try {
 		await store.members.insert(membership);
 	} catch (err) {

@@ -45,3 +45,8 @@ export const SPACE_SEQUENCES = "space_sequences";
 export function memberId(spaceId: string, userId: string): string {
 	return `${spaceId}/${userId}`;
 }
+
+/** A new membership of `userId` in `space`, joining at `joinTime` as the `seq`-th of the space's counter. */
+export function newMembership(space: SpaceDoc, userId: string, role: SpaceRole, joinTime: number, seq: number): MemberDoc {
+	return { _id: memberId(space._id, userId), spaceId: space._id, userId, role, joinTime, seq, spaceCreateTime: space.createTime, spaceSeq: space.seq };
+}

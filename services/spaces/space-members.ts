@@ -7,7 +7,7 @@ import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { UserRef } from "../auth/auth.contract.js";
 import { changeRole, removeMember } from "./admin-guard.js";
 import { spaceFor } from "./space-access.js";
-import { memberId, type MemberDoc, type SpaceRole } from "./space-doc.js";
+import { memberId, newMembership, type MemberDoc, type SpaceRole } from "./space-doc.js";
 import { joinableUser, readRole, readUserName } from "./space-input.js";
 import type { MemberView } from "./space-view.js";
 import { spacesEvents } from "./spaces.contract.js";
@@ -33,16 +33,7 @@ export async function addSpaceMember(deps: SpacesDeps, params: { space?: unknown
 	const username = readUserName(fieldOf(body, "user"), "member.user");
 	const role = readRole(fieldOf(body, "role"), "MEMBER");
 	const user = joinableUser(await deps.peers.userByName(username), username);
-	const member: MemberDoc = {
-		_id: memberId(space._id, user.id),
-		spaceId: space._id,
-		userId: user.id,
-		role,
-		joinTime: now,
-		seq: await store.nextSeq(),
-		spaceCreateTime: space.createTime,
-		spaceSeq: space.seq
-	};
+	const member = newMembership(space, user.id, role, now, await store.nextSeq());
 	try {
 		await store.members.insert(member);
 	} catch (err) {
