@@ -58,6 +58,12 @@ export type ApiAction = ActionRef<ApiParams, ApiAnswer>;
  */
 export const STREAM_LENGTH_PARAM = "$streamLength";
 
+/**
+ * The param holding the request headers a route hands to its action (RouteSpec.requestHeaders),
+ * by lower-case name: protocols such as tus speak in headers, not in a JSON body.
+ */
+export const REQUEST_HEADERS_PARAM = "$headers";
+
 /** What can call an action: a Context (the usual case, it carries meta and tracing) or the broker. */
 export type Caller = Pick<Context, "call"> | Pick<ServiceBroker, "call">;
 /** What can emit or broadcast an event. */

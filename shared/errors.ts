@@ -47,6 +47,7 @@ export const notFound = (message: string) => new ServiceError("NOT_FOUND", messa
 export const alreadyExists = (message: string) => new ServiceError("ALREADY_EXISTS", message);
 export const permissionDenied = (message: string) => new ServiceError("PERMISSION_DENIED", message);
 export const failedPrecondition = (message: string) => new ServiceError("FAILED_PRECONDITION", message);
+export const aborted = (message: string) => new ServiceError("ABORTED", message);
 export const unauthenticated = (message = "authentication required") => new ServiceError("UNAUTHENTICATED", message);
 export const resourceExhausted = (message: string) => new ServiceError("RESOURCE_EXHAUSTED", message);
 export const unavailable = (message: string) => new ServiceError("UNAVAILABLE", message);

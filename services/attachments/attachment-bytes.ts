@@ -35,8 +35,11 @@ export interface StoredBytes extends BlobInfo {
 	head: Buffer;
 }
 
-/** Streams `body` (`size` bytes) into `key`; nothing beyond the first few KiB is held in memory. */
-export async function storeBytes(blobs: BlobStore, key: string, body: Readable, size: number): Promise<StoredBytes> {
+/**
+ * Streams `body` (`size` bytes, or whatever it carries when unknown) into `key`; nothing beyond
+ * the first few KiB is held in memory.
+ */
+export async function storeBytes(blobs: BlobStore, key: string, body: Readable, size: number | undefined): Promise<StoredBytes> {
 	const keeper = new HeadKeeper();
 	body.on("error", err => keeper.destroy(err));
 	const info = await blobs.put(key, body.pipe(keeper), { size });

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { ByteRange } from "../../shared/blob/blob-store.js";
-import { defineAction, defineApiAction, type ApiAnswer, type STREAM_LENGTH_PARAM } from "../../shared/contract.js";
+import { defineAction, defineApiAction, type ApiAnswer, type REQUEST_HEADERS_PARAM, type STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import type { UserDataParams } from "../auth/auth.contract.js";
 
 /** The attachments service's published boundary: what other services and the gateway may use of it. */
@@ -38,9 +38,23 @@ export interface UploadParams {
 	[STREAM_LENGTH_PARAM]?: number;
 }
 
+/** Where tus uploads are created (the route table's rows); an upload's URL is this path and its id. */
+export const TUS_PATH = "/api/v1/attachments:tus";
+
+/** A tus request (upload/tus-upload.ts): the upload's id from the path and the request headers it reads; the bytes come as the call's stream. */
+export interface TusParams {
+	upload?: unknown;
+	[REQUEST_HEADERS_PARAM]?: Record<string, string | undefined>;
+}
+
 export const attachmentsActions = {
 	upload: defineAction<UploadParams, ApiAnswer>("attachments.upload"),
 	createAttachment: defineApiAction("attachments.createAttachment"),
+	/** tus (`TUS_PATH`): answers with no body; status and headers travel in the response meta (`$statusCode`, `$responseHeaders`). */
+	tusCreate: defineAction<TusParams, null>("attachments.tusCreate"),
+	tusState: defineAction<TusParams, null>("attachments.tusState"),
+	tusPatch: defineAction<TusParams, null>("attachments.tusPatch"),
+	tusTerminate: defineAction<TusParams, null>("attachments.tusTerminate"),
 	listAttachments: defineApiAction("attachments.listAttachments"),
 	getAttachment: defineApiAction("attachments.getAttachment"),
 	updateAttachment: defineApiAction("attachments.updateAttachment"),

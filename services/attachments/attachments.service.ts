@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import type { Context, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
-import { signedIn, type RequestMeta } from "../../shared/caller.js";
+import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
 import type { ByteRange } from "../../shared/blob/blob-store.js";
-import { call, STREAM_LENGTH_PARAM } from "../../shared/contract.js";
+import { call, REQUEST_HEADERS_PARAM, STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { invalidArgument, unauthenticated } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { pathId } from "../../shared/ids.js";
@@ -13,7 +13,7 @@ import { blobsOf, documentsOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { memosActions } from "../memos/memos.contract.js";
 import { spacesActions } from "../spaces/spaces.contract.js";
-import { attachmentsActions, type FileAccess, type LinkTarget, type UploadParams } from "./attachments.contract.js";
+import { TUS_PATH, attachmentsActions, type FileAccess, type LinkTarget, type TusParams, type UploadParams } from "./attachments.contract.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
 import { attachmentsStore, ensureAttachmentIndexes, storedTotals } from "./attachments-store.js";
 import { batchDeleteAttachments, deleteAttachment, renameAttachment } from "./attachment-changes.js";
@@ -28,6 +28,7 @@ import { deleteForMemos, followMemo, leaveSpace, setMemosDeleted } from "./memo-
 import { fileInfo, fileStream, getAttachment } from "./read-attachment.js";
 import { UPLOAD_SESSIONS_GAUGE, continueUpload, discardUpload, discardUploadsOf, openUpload, sessionNotFound, sweepUploads, uploadResponse } from "./upload/chunked-upload.js";
 import { UploadSessions, nodeOfUploadId } from "./upload/upload-sessions.js";
+import { createTusUpload, patchTusUpload, terminateTusUpload, tusUploadState, type TusAnswer, type TusHeaders } from "./upload/tus-upload.js";
 
 const SWEEP_INTERVAL_MS = 60_000;
 /**
@@ -39,6 +40,11 @@ const LONG_TRANSFER = { timeout: 120_000 };
 interface AttachmentsMethods extends InstanceSettingsMethods {
 	/** The rules' dependencies, with the other services called on behalf of `caller` (a request, or the broker). */
 	deps(caller: Context | ServiceBroker): AttachmentsDeps;
+	/**
+	 * Serves a tus request on an existing upload: here when this node holds it, else passed on
+	 * (with its bytes) to the node that does; the answer goes out as response meta.
+	 */
+	tusOnHolder(ctx: Ctx<TusParams>, ref: typeof attachmentsActions.tusPatch, serve: (deps: AttachmentsDeps, caller: Caller, uploadId: string, headers: TusHeaders, body: Readable | null) => Promise<TusAnswer> | TusAnswer): Promise<null>;
 }
 
 interface AttachmentsVars {
@@ -49,6 +55,29 @@ interface AttachmentsVars {
 }
 
 type Ctx<P> = Context<P, RequestMeta>;
+
+/** Response meta moleculer-web turns into the status line and headers (tus answers have no body). */
+interface ResponseMeta extends RequestMeta {
+	$statusCode?: number;
+	$responseHeaders?: Record<string, string>;
+	$location?: string;
+}
+
+function answerTus(ctx: Ctx<unknown>, answer: TusAnswer): null {
+	const meta = ctx.meta as ResponseMeta;
+	meta.$statusCode = answer.status;
+	meta.$responseHeaders = answer.headers;
+	if (answer.created !== undefined) meta.$location = `${TUS_PATH}/${answer.created}`;
+	return null;
+}
+
+/**
+ * Whatever a tus request did not read of its body is read and dropped, so that the client gets
+ * the answer (a destroyed request would reset its connection instead).
+ */
+function drain(body: Readable | null): void {
+	body?.resume();
+}
 
 const requestTime = (ctx: Ctx<unknown>) => ctx.meta.requestTime ?? Date.now();
 
@@ -117,6 +146,44 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				} finally {
 					body?.destroy();
 				}
+			}
+		},
+
+		/** POST TUS_PATH: creates a tus upload (a session of 8.4), with its first bytes when they come along. */
+		tusCreate: {
+			...LONG_TRANSFER,
+			async handler(ctx: Ctx<TusParams>) {
+				const body = ctx.stream as Readable | null;
+				try {
+					const caller = signedIn(ctx);
+					const deps = this.deps(ctx);
+					await sweepUploads(deps);
+					return answerTus(ctx, await createTusUpload(deps, caller, ctx.params[REQUEST_HEADERS_PARAM] ?? {}, body, requestTime(ctx)));
+				} finally {
+					drain(body);
+				}
+			}
+		},
+
+		/** HEAD TUS_PATH/{upload}: the upload's offset. */
+		tusState: {
+			async handler(ctx: Ctx<TusParams>) {
+				return this.tusOnHolder(ctx, attachmentsActions.tusState, (deps, caller, uploadId, headers) => tusUploadState(deps, caller, uploadId, headers));
+			}
+		},
+
+		/** PATCH TUS_PATH/{upload}: raw bytes at Upload-Offset. */
+		tusPatch: {
+			...LONG_TRANSFER,
+			async handler(ctx: Ctx<TusParams>) {
+				return this.tusOnHolder(ctx, attachmentsActions.tusPatch, (deps, caller, uploadId, headers, body) => patchTusUpload(deps, caller, uploadId, headers, body, requestTime(ctx)));
+			}
+		},
+
+		/** DELETE TUS_PATH/{upload}: termination. */
+		tusTerminate: {
+			async handler(ctx: Ctx<TusParams>) {
+				return this.tusOnHolder(ctx, attachmentsActions.tusTerminate, (deps, caller, uploadId, headers) => terminateTusUpload(deps, caller, uploadId, headers));
 			}
 		},
 
@@ -280,6 +347,29 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 	},
 
 	methods: {
+		async tusOnHolder(ctx, ref, serve) {
+			const body = ctx.stream as Readable | null;
+			try {
+				const caller = signedIn(ctx);
+				const uploadId = typeof ctx.params.upload === "string" ? ctx.params.upload : "";
+				const node = nodeOfUploadId(uploadId);
+				if (node === null) throw sessionNotFound();
+				if (node !== this.broker.nodeID) {
+					try {
+						return await call(ctx, ref, ctx.params, { nodeID: node, ...(body ? { stream: body } : {}) });
+					} catch (err) {
+						if (isNodeGone(err)) throw sessionNotFound();
+						throw err;
+					}
+				}
+				const deps = this.deps(ctx);
+				await sweepUploads(deps);
+				return answerTus(ctx, await serve(deps, caller, uploadId, ctx.params[REQUEST_HEADERS_PARAM] ?? {}, body));
+			} finally {
+				drain(body);
+			}
+		},
+
 		deps(caller: Context | ServiceBroker): AttachmentsDeps {
 			return {
 				store: attachmentsStore(documentsOf(this.broker)),

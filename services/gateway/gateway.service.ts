@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
+import { REQUEST_HEADERS_PARAM } from "../../shared/contract.js";
 import { ServiceError, unauthenticated } from "../../shared/errors.js";
 import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
@@ -28,7 +29,7 @@ import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
 import { LargeBodySlots, bodyLimitOf } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
-import { buildParams } from "./request-params.js";
+import { buildParams, pickHeaders } from "./request-params.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
 import { ROUTE_TABLE } from "./route-table.js";
 import { METHOD_NOT_ALLOWED, NOT_FOUND, SHUTTING_DOWN, mapError, type MappedError } from "./status.js";
@@ -61,7 +62,7 @@ interface GatewaySettings extends ServiceSettingSchema {
 }
 
 interface GatewayMethods {
-	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest): Promise<Caller | null>;
+	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<Caller | null>;
 	refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never;
 	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
 	callAction(route: unknown, actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true>;
@@ -171,8 +172,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 
 	methods: {
 		/** The caller of an `Authorization: Bearer` token, verified by the auth service (contract 2.1). */
-		async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest): Promise<Caller | null> {
+		async authenticate(ctx: Context<unknown, RequestMeta>, _route: unknown, req: GatewayRequest, res: ServerResponse): Promise<Caller | null> {
 			const spec = req.$alias?.spec as RouteSpec;
+			for (const [name, value] of Object.entries(spec.responseHeaders ?? {})) res.setHeader(name, value);
 			refuseUnknownCustomMethod((req.$params as { params?: Record<string, unknown> }).params);
 			if (spec.refreshCookie === true) {
 				const meta = ctx.meta as CookieMeta;
@@ -211,18 +213,21 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			}
 			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
 			if (spec.bytesField !== undefined) req.$bytes = takeBytes(req.$params, spec.bytesField);
+			if (spec.requestHeaders !== undefined) req.$params[REQUEST_HEADERS_PARAM] = pickHeaders(req.headers, spec.requestHeaders);
 			ctx.meta.requestTime = Date.now();
 		},
 
 		/**
-		 * Replaces moleculer-web's call so that decoded request bytes travel as the call's
-		 * stream (see bytes-field.ts); the rest is what moleculer-web does for our routes.
+		 * Replaces moleculer-web's call so that request bytes travel as the call's stream: decoded
+		 * base64 (see bytes-field.ts), or the request itself for raw bodies (RouteSpec.streamBody);
+		 * the rest is what moleculer-web does for our routes.
 		 */
 		async callAction(_route: unknown, _actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true> {
 			const spec = req.$alias?.spec as RouteSpec;
 			const options = {
 				retries: isIdempotent(spec) ? IDEMPOTENT_RETRIES : 0,
-				...(req.$bytes ? { stream: Readable.from([req.$bytes], { objectMode: false }) } : {})
+				...(req.$bytes ? { stream: Readable.from([req.$bytes], { objectMode: false }) } : {}),
+				...(spec.streamBody === undefined ? {} : { stream: req })
 			};
 			// Calling the resolved endpoint (as moleculer-web does) keeps its node choice, unless its
 			// node left since; ctx.call accepts an endpoint although its typing only names action names.

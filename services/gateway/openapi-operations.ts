@@ -33,6 +33,8 @@ export interface OperationDoc {
 	/** The answer's schema; absent for operations answering Empty (a zero-length body). */
 	response?: SchemaName;
 	description?: string;
+	/** Answers without a body, by HTTP status (tus): replace the JSON `200`. */
+	answers?: Record<string, string>;
 }
 
 const PAGE: QueryParam[] = ["pageSize", "pageToken"];
@@ -93,6 +95,20 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	DeleteAttachment: { tag: "AttachmentService" },
 	BatchDeleteAttachments: { tag: "AttachmentService", request: "BatchDeleteAttachmentsRequest" },
 	UploadAttachment: { tag: "AttachmentService", request: "UploadAttachmentRequest", response: "UploadAttachmentResponse", description: "Chunked upload (contract 8.4): open with `spec`, continue with `uploadId`, `offset` and `content`." },
+	TusCreateUpload: {
+		tag: "AttachmentService",
+		description:
+			"tus 1.0 creation: `Tus-Resumable: 1.0.0`, `Upload-Length` (1 … upload limit) and `Upload-Metadata` (`filename` or `name`, `type` or `filetype`, `memo`, `attachmentId`, values base64). An upload is an upload session of contract 8.4 (owner only, 30 minutes after the last request, at most 10 open per user). A body with `Content-Type: application/offset+octet-stream` carries the first bytes (creation-with-upload).",
+		answers: { "201": "Location: the upload's URL; Upload-Offset, Upload-Expires." }
+	},
+	TusUploadOffset: { tag: "AttachmentService", answers: { "200": "Upload-Offset, Upload-Length, Upload-Expires, Cache-Control: no-store; Attachment-Name once the upload is complete." } },
+	TusAppendUpload: {
+		tag: "AttachmentService",
+		description:
+			"`Content-Type: application/offset+octet-stream`, `Upload-Offset` equal to the upload's offset (else 409, ABORTED). A request cut short keeps the bytes that arrived. The last byte creates the attachment under the rules of CreateAttachment.",
+		answers: { "204": "Upload-Offset, Upload-Expires; Attachment-Name (`attachments/{id}`) when this request completed the upload." }
+	},
+	TusTerminateUpload: { tag: "AttachmentService", answers: { "204": "The upload and its bytes are gone (a finished upload's attachment stays)." } },
 	// Contract 9
 	ListSpaces: { tag: "SpaceService", query: PAGE, response: "ListSpacesResponse" },
 	CreateSpace: { tag: "SpaceService", query: ["spaceId"], request: "Space", response: "Space" },

@@ -62,6 +62,8 @@ function operation(spec: RouteSpec, doc: OperationDoc | undefined): Json {
 		...(doc?.query ?? []).map(q => ({ $ref: `#/components/parameters/${q}` }))
 	];
 	const ok = spec.empty === true ? { description: "Empty: a zero-length body (clients must not parse it)." } : { description: "OK", content: json(doc?.response ? ref(doc.response) : JSON_OBJECT) };
+	const answers = doc?.answers === undefined ? { "200": ok } : Object.fromEntries(Object.entries(doc.answers).map(([status, description]) => [status, { description }]));
+	const raw = spec.streamBody === undefined ? {} : { requestBody: { description: "Raw bytes, streamed.", content: { [spec.streamBody]: { schema: { type: "string", format: "binary" } } } } };
 	return {
 		operationId: spec.operation,
 		summary: spec.summary,
@@ -69,7 +71,8 @@ function operation(spec: RouteSpec, doc: OperationDoc | undefined): Json {
 		tags: [doc?.tag ?? "Other"],
 		...(parameters.length > 0 ? { parameters } : {}),
 		...(spec.body === undefined ? {} : { requestBody: { description: "A missing or empty body reads as {}.", content: json(doc?.request ? ref(doc.request) : JSON_OBJECT) } }),
-		responses: { "200": ok, default: ERROR_RESPONSE },
+		...raw,
+		responses: { ...answers, default: ERROR_RESPONSE },
 		security: security(spec)
 	};
 }

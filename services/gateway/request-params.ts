@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { invalidArgument } from "../../shared/errors.js";
 import type { RouteSpec } from "./route-spec.js";
 
@@ -22,4 +23,14 @@ export function buildParams(
 		else params[spec.body] = payload;
 	}
 	return Object.assign(params, pathParams);
+}
+
+/** The named request headers (lower-case names) with their values; a repeated header's values joined by commas. */
+export function pickHeaders(headers: IncomingHttpHeaders, names: readonly string[]): Record<string, string> {
+	const picked: Record<string, string> = {};
+	for (const name of names) {
+		const value = headers[name];
+		if (value !== undefined) picked[name] = Array.isArray(value) ? value.join(", ") : value;
+	}
+	return picked;
 }

@@ -6,7 +6,7 @@ import type { AnyActionRef } from "../../shared/contract.js";
  * these rows, so they cannot drift apart.
  */
 
-export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PATCH" | "PUT" | "DELETE";
 
 /**
  * Who may call an operation (contract 2.2):
@@ -55,6 +55,16 @@ export interface RouteSpec {
 	 * node fails mid-call, the call is sent again to another node. Reads (GET) always are.
 	 */
 	idempotent?: true;
+	/**
+	 * The request body is raw bytes of this media type, never read by the gateway: the request
+	 * itself is the call's stream (`ctx.stream`), so its bytes flow with back-pressure and are
+	 * not held in memory (tus PATCH). Exclusive with `body`.
+	 */
+	streamBody?: string;
+	/** Request headers handed to the action in the `$headers` param, by lower-case name (tus speaks in headers). */
+	requestHeaders?: readonly string[];
+	/** Headers set on every response of the operation, errors included (`Tus-Resumable`). */
+	responseHeaders?: Readonly<Record<string, string>>;
 	/** Largest request body in bytes (body-limits.ts: 1 MiB when absent); beyond it, INVALID_ARGUMENT. */
 	maxBodyBytes?: number;
 	summary: string;
@@ -62,7 +72,7 @@ export interface RouteSpec {
 
 /** Whether a failed call may be sent again to another node (issue 16.2); the route table is the one place that says. */
 export function isIdempotent(spec: RouteSpec): boolean {
-	return spec.method === "GET" || spec.idempotent === true;
+	return spec.method === "GET" || spec.method === "HEAD" || spec.idempotent === true;
 }
 
 /** `{memo}` → `:memo`, and a literal colon escaped for path-to-regexp 8. */

@@ -94,20 +94,34 @@ export async function continueUpload(deps: AttachmentsDeps, caller: Caller, uplo
 	}
 	if (offset !== session.nextOffset) throw failedPrecondition(`offset must be ${session.nextOffset}`);
 	if (session.busy) throw failedPrecondition("another chunk of this upload is being written");
+	await appendPart(deps, caller, session, body, length, now);
+	return session;
+}
+
+/**
+ * Stores `body` as the session's next part, at its next offset (`length` bytes exactly, or as
+ * many as the stream carries when unknown), and completes the upload when that was the last
+ * byte. The caller has checked the offset and that no other part is being written.
+ */
+export async function appendPart(deps: AttachmentsDeps, caller: Caller, session: UploadSession, body: Readable, length: number | undefined, now: number): Promise<void> {
 	session.busy = true;
 	try {
+		const offset = session.nextOffset;
 		const part = `uploads/${session.key}/${session.parts.length}`;
-		await storeBytes(deps.blobs, part, body, length);
-		session.parts.push(part);
-		session.nextOffset += length;
-		session.lastChunkOffset = offset;
+		const stored = await storeBytes(deps.blobs, part, body, length);
+		if (stored.size === 0) {
+			await deps.blobs.delete(part);
+		} else {
+			session.parts.push(part);
+			session.nextOffset += stored.size;
+			session.lastChunkOffset = offset;
+		}
 		deps.uploads.touch(session);
 		if (session.nextOffset === session.spec.size) await completeUpload(deps, caller, session, now);
 	} finally {
 		session.busy = false;
 		deps.reportOpenUploads();
 	}
-	return session;
 }
 
 /** The last byte arrived: the attachment is made from the staged chunks (rules of 8.2, re-checked). */

@@ -1,4 +1,4 @@
-import { attachmentsActions } from "../../attachments/attachments.contract.js";
+import { TUS_PATH, attachmentsActions } from "../../attachments/attachments.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
 
@@ -7,6 +7,11 @@ import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
  * service serves because it owns the records. The bytes (`/file/attachments/…`) are served
  * outside `/api/v1` (file-route.ts).
  */
+/** tus 1.0 (services/attachments/upload/tus-upload.ts): every answer names the protocol version. */
+const TUS = { responseHeaders: { "Tus-Resumable": "1.0.0" } } as const;
+const TUS_HEADERS = ["tus-resumable", "content-type", "content-length", "transfer-encoding", "upload-offset"] as const;
+const TUS_BODY = "application/offset+octet-stream";
+
 export const attachmentsRoutes: RouteSpec[] = [
 	{
 		operation: "ListAttachments",
@@ -47,6 +52,48 @@ export const attachmentsRoutes: RouteSpec[] = [
 		bytesField: "content",
 		maxBodyBytes: 6 * 1024 * 1024,
 		summary: "Chunked upload: opens a session with spec, continues it with uploadId, offset and content."
+	},
+	{
+		operation: "TusCreateUpload",
+		method: "POST",
+		path: TUS_PATH,
+		action: attachmentsActions.tusCreate,
+		access: "signed-in",
+		...TUS,
+		streamBody: TUS_BODY,
+		requestHeaders: [...TUS_HEADERS, "upload-length", "upload-defer-length", "upload-metadata"],
+		summary: "tus 1.0 creation (and creation-with-upload): a resumable upload of Upload-Length bytes that becomes an attachment."
+	},
+	{
+		operation: "TusUploadOffset",
+		method: "HEAD",
+		path: `${TUS_PATH}/{upload}`,
+		action: attachmentsActions.tusState,
+		access: "signed-in",
+		...TUS,
+		requestHeaders: TUS_HEADERS,
+		summary: "tus 1.0: the upload's Upload-Offset and Upload-Length."
+	},
+	{
+		operation: "TusAppendUpload",
+		method: "PATCH",
+		path: `${TUS_PATH}/{upload}`,
+		action: attachmentsActions.tusPatch,
+		access: "signed-in",
+		...TUS,
+		streamBody: TUS_BODY,
+		requestHeaders: TUS_HEADERS,
+		summary: "tus 1.0: appends the raw request body at Upload-Offset."
+	},
+	{
+		operation: "TusTerminateUpload",
+		method: "DELETE",
+		path: `${TUS_PATH}/{upload}`,
+		action: attachmentsActions.tusTerminate,
+		access: "signed-in",
+		...TUS,
+		requestHeaders: TUS_HEADERS,
+		summary: "tus 1.0 termination: discards the upload and its received bytes."
 	},
 	{
 		operation: "GetAttachment",

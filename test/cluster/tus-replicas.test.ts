@@ -1,0 +1,125 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import S3rver from "s3rver";
+import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
+import { startCutProxy } from "../support/cut-proxy.js";
+import { waitFor } from "../support/processes.js";
+import { patternBytes, tusUpload, writePatternFile } from "../support/tus-client.js";
+import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
+
+/**
+ * tus uploads with the stock tus-js-client through a gateway process, two attachments
+ * replicas over a real nats-server and blobs in S3 (s3rver): every request of an upload
+ * reaches the replica holding it whichever one the gateway picks, the bytes cross NATS as
+ * Moleculer streams, and the gateway holds only what streaming needs.
+ *
+ * Documents: MongoDB when MONGO_URL is set; otherwise each replica has its own NeDB files, so
+ * an attachment's record lives on the replica that completed its upload and a download may
+ * reach the other one: downloads are retried until the holder answers.
+ */
+const MiB = 1024 * 1024;
+const REPLICAS = ["attachments-a", "attachments-b"];
+const UPLOAD_SIZE = 30 * MiB;
+
+describeCluster("tus uploads over two attachments replicas", () => {
+	let cluster: Cluster;
+	let gatewayUrl: string;
+	let s3rver: S3rver;
+	let admin: Session;
+	let file: string;
+	let fileSha: string;
+
+	async function replicasVisible(): Promise<boolean> {
+		const res = await fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
+		const view = (await res.json()) as { nodes: { nodeId: string; available: boolean; services: string[] }[] };
+		return REPLICAS.every(id => view.nodes.some(node => node.nodeId === id && node.available && node.services.includes("attachments")));
+	}
+
+	/** The attachment's bytes: SHA-256 and length, from whichever replica has its record. */
+	async function download(name: string): Promise<{ sha: string; size: number }> {
+		return waitFor(`the bytes of ${name}`, async () => {
+			const res = await fetch(`${gatewayUrl}/file/${name}`, { headers: { Authorization: `Bearer ${admin.accessToken}` } });
+			if (res.status !== 200) {
+				await res.arrayBuffer();
+				return undefined;
+			}
+			const hash = createHash("sha256");
+			let size = 0;
+			for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+				hash.update(chunk);
+				size += chunk.length;
+			}
+			return { sha: hash.digest("hex"), size };
+		});
+	}
+
+	beforeAll(async () => {
+		cluster = await startCluster("memos-tus-");
+		s3rver = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(cluster.dataRoot, "s3") });
+		const { port: s3Port } = await s3rver.run();
+		const s3Env = { S3_ENDPOINT: "127.0.0.1", S3_PORT: String(s3Port), S3_USE_SSL: "false", S3_ACCESS_KEY: "S3RVER", S3_SECRET_KEY: "S3RVER", S3_BUCKET: "memos-tus" };
+		const mongo: Record<string, string> = process.env.MONGO_URL ? { MONGO_URL: process.env.MONGO_URL } : {};
+		await cluster.start("gateway", "gateway", { METRICS_PORT: "0" });
+		gatewayUrl = cluster.gatewayUrl;
+		await cluster.start("auth", "auth", { METRICS_PORT: "0", ...mongo });
+		await cluster.start("instance", "instance", { METRICS_PORT: "0", ...mongo });
+		await cluster.start("memos", "memos,spaces,ai", { METRICS_PORT: "0", ...mongo });
+		await waitFor("the profile through the gateway", async () => ((await fetch(`${gatewayUrl}/api/v1/instance/profile`)).status === 200 ? true : undefined));
+		await signUp(gatewayUrl, "admin");
+		admin = await signIn(gatewayUrl, "admin");
+		// One after the other, so that only the first creates the bucket.
+		await cluster.start(REPLICAS[0] as string, "attachments", { METRICS_PORT: "0", ...mongo, ...s3Env });
+		await waitFor("the first replica", async () => {
+			const res = await fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
+			const view = (await res.json()) as { nodes: { nodeId: string; available: boolean }[] };
+			return view.nodes.some(node => node.nodeId === REPLICAS[0] && node.available) ? true : undefined;
+		});
+		await cluster.start(REPLICAS[1] as string, "attachments", { METRICS_PORT: "0", ...mongo, ...s3Env });
+		await waitFor("both attachments replicas", async () => ((await replicasVisible()) ? true : undefined));
+		file = path.join(cluster.dataRoot, "upload.bin");
+		fileSha = await writePatternFile(file, UPLOAD_SIZE);
+	});
+
+	afterAll(async () => {
+		await s3rver?.close();
+		await cluster?.stop();
+	});
+
+	test("a 30 MiB file in 4 MiB PATCHes: each reaches the replica holding the upload, and the download is byte-identical", async () => {
+		const result = await tusUpload({ endpoint: `${gatewayUrl}/api/v1/attachments:tus`, accessToken: admin.accessToken, path: file, metadata: { filename: "big.bin", attachmentId: "tus-big" }, chunkSize: 4 * MiB });
+		expect(result.attachment).toBe("attachments/tus-big");
+		expect(REPLICAS).toContain(Buffer.from(result.url.split(".").pop() as string, "base64url").toString("utf8"));
+		expect(await download("attachments/tus-big")).toEqual({ sha: fileSha, size: UPLOAD_SIZE });
+		const range = await waitFor("a range of the upload", async () => {
+			const res = await fetch(`${gatewayUrl}/file/attachments/tus-big`, { headers: { Authorization: `Bearer ${admin.accessToken}`, Range: "bytes=20000000-20000009" } });
+			return res.status === 206 ? Buffer.from(await res.arrayBuffer()) : (await res.arrayBuffer(), undefined);
+		});
+		expect(range.equals(patternBytes(20000000, 20000009))).toBe(true);
+	});
+
+	test("a PATCH cut mid-body: the client resumes from the offset the holder kept", async () => {
+		const proxy = await startCutProxy(gatewayUrl, "PATCH", 7 * MiB);
+		try {
+			const offsets: number[] = [];
+			const result = await tusUpload({
+				endpoint: `${proxy.url}/api/v1/attachments:tus`,
+				accessToken: admin.accessToken,
+				path: file,
+				metadata: { filename: "cut.bin", attachmentId: "tus-cut" },
+				onRequest: req => {
+					if (req.getMethod() === "PATCH") offsets.push(Number(req.getHeader("Upload-Offset")));
+				}
+			});
+			expect(proxy.cut()).toBe(true);
+			expect(result.attachment).toBe("attachments/tus-cut");
+			expect(offsets[0]).toBe(0);
+			const resumedAt = offsets[offsets.length - 1] as number;
+			expect(resumedAt).toBeGreaterThan(0);
+			expect(resumedAt).toBeLessThanOrEqual(7 * MiB);
+		} finally {
+			await proxy.close();
+		}
+		expect(await download("attachments/tus-cut")).toEqual({ sha: fileSha, size: UPLOAD_SIZE });
+	});
+
+});
