@@ -121,5 +121,4 @@ describeCluster("tus uploads over two attachments replicas", () => {
 		}
 		expect(await download("attachments/tus-cut")).toEqual({ sha: fileSha, size: UPLOAD_SIZE });
 	});
-
 });
