@@ -3,6 +3,7 @@ import { ServiceBroker, type ServiceSchema } from "moleculer";
 import type { BlobStore } from "../blob/blob-store.js";
 import { openBlobStore } from "../blob/open-blob-store.js";
 import type { DocumentStore } from "../store/document-store.js";
+import { describeImport, type NedbImport } from "../store/nedb-import.js";
 import { openDocumentStore } from "../store/open-store.js";
 import { brokerOptions } from "./broker-options.js";
 import { checkBusAccess } from "./bus-check.js";
@@ -38,7 +39,7 @@ export interface NodeHandle {
 }
 
 export interface NodeOverrides {
-	/** Stores made by the caller (tests: NeDB in memory); closed by the node on stop. */
+	/** Stores made by the caller (tests: SQLite in memory); closed by the node on stop. */
 	documents?: DocumentStore;
 	blobs?: BlobStore;
 }
@@ -47,8 +48,9 @@ export interface NodeOverrides {
 export async function startNode(config: Config, catalog: Catalog, overrides: NodeOverrides = {}): Promise<NodeHandle> {
 	const entries = config.services.map(name => catalog[name]);
 	await checkBusAccess(config);
+	let imported: NedbImport | undefined;
 	const documents = entries.some(e => e.documents)
-		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db") })))
+		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db"), onImport: done => (imported = done) })))
 		: undefined;
 	let blobs: BlobStore | undefined;
 	try {
@@ -59,6 +61,7 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 	}
 
 	const broker = new ServiceBroker(brokerOptions(config));
+	if (imported) broker.getLogger("store").info(describeImport(imported));
 	const shutdown = new Shutdown();
 	attachResources(broker, { config, documents, blobs, shutdown });
 	for (const entry of entries) broker.createService(entry.schema);

@@ -1,6 +1,6 @@
 /**
  * The document store port (DESIGN.md, "Ports inside the code"): a small interface in the
- * Mongo query language with two adapters, NeDB (embedded) and MongoDB (mongoose).
+ * Mongo query language with two adapters, SQLite (embedded, node:sqlite) and MongoDB (mongoose).
  *
  * Documents carry a string `_id` chosen by the caller (usually the resource id), so the
  * primary key doubles as the uniqueness check for client-chosen ids.
@@ -76,7 +76,7 @@ export interface Collection<T extends Doc = Doc> {
 }
 
 export interface DocumentStore {
-	/** `nedb` or `mongodb` (reported by instance stats). */
+	/** `nedb` (the embedded store: contract 4.11 keeps that name for it, now SQLite) or `mongodb`, as instance stats report it. */
 	readonly driver: "nedb" | "mongodb";
 	collection<T extends Doc = Doc>(name: string): Collection<T>;
 	/** Throws when the store cannot serve requests (readiness). */

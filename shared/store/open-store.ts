@@ -1,18 +1,33 @@
 import type { DocumentStore } from "./document-store.js";
-import { NedbDocumentStore } from "./nedb-store.js";
+import { importNedbFiles, type NedbImport } from "./nedb-import.js";
+import { SqliteDocumentStore } from "./sqlite-store.js";
 
 /**
- * The document store a process uses: MongoDB when `mongoUrl` is set (cluster), otherwise NeDB
- * files under `dir`, or memory when `dir` is null (embedded, tests). Fails when the store
- * cannot serve, so a process does not start half-ready.
+ * The document store a process uses: MongoDB when `mongoUrl` is set (cluster), otherwise
+ * SQLite in `dir`, or in memory when `dir` is null (embedded, tests). NeDB files that an
+ * earlier version left in `dir` are imported once (`onImport` hears of it). Fails when the
+ * store cannot serve, so a process does not start half-ready.
  */
-export async function openDocumentStore(options: { mongoUrl?: string; dir: string | null }): Promise<DocumentStore> {
+export async function openDocumentStore(options: {
+	mongoUrl?: string;
+	dir: string | null;
+	onImport?: (imported: NedbImport) => void;
+}): Promise<DocumentStore> {
 	if (options.mongoUrl) {
 		// Loaded on demand: the embedded default should not pay for loading mongoose and its driver.
 		const { MongoDocumentStore } = await import("./mongo-store.js");
 		return await MongoDocumentStore.connect(options.mongoUrl);
 	}
-	const store = new NedbDocumentStore({ dir: options.dir });
-	await store.ping();
+	const store = new SqliteDocumentStore({ dir: options.dir });
+	try {
+		if (options.dir !== null) {
+			const imported = await importNedbFiles(store, options.dir);
+			if (imported !== null) options.onImport?.(imported);
+		}
+		await store.ping();
+	} catch (err) {
+		await store.close();
+		throw err;
+	}
 	return store;
 }

@@ -6,7 +6,7 @@ import MemosService, { DELETED_RETENTION_MS } from "../../services/memos/memos.s
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources, documentsOf } from "../../shared/runtime/resources.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
 import { populate, signIn, type Session } from "../support/users.js";
 import { memoClient } from "../support/memos-client.js";
@@ -77,7 +77,7 @@ describe("purge of soft-deleted memos after 30 days (contract 7.1, 7.6)", () => 
 describe("the periodic purge runs on the service's clock", () => {
 	test("a memo whose retention ends on the injected clock is purged by the timer", async () => {
 		let clock = Date.UTC(2025, 0, 1);
-		const documents = new NedbDocumentStore({ dir: null });
+		const documents = new SqliteDocumentStore({ dir: null });
 		const broker = new ServiceBroker({ logger: false });
 		attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
 		const service = broker.createService(MemosService);

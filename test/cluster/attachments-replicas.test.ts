@@ -10,7 +10,7 @@ import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
  * (s3rver on loopback): a chunked upload completes whichever replica each call reaches, since
  * continuation calls are routed to the node holding the session (contract 8.4).
  *
- * Documents: MongoDB when MONGO_URL is set; otherwise each process has its own NeDB files, so
+ * Documents: MongoDB when MONGO_URL is set; otherwise each process has its own SQLite file, so
  * the record lives only on the replica that completed the upload, and the other replica is
  * stopped before the download (which also shows that a session's node being gone is NOT_FOUND).
  */
@@ -170,7 +170,7 @@ describeCluster("two attachments replicas over NATS", () => {
 	});
 
 	test("memo links, memo responses, the refresh-cookie download and a purge work across the memos and attachments processes", async () => {
-		// The previous test leaves one replica, whose own NeDB files hold what this test creates.
+		// The previous test leaves one replica, whose own SQLite file holds what this test creates.
 		const api = (method: string, route: string, body?: unknown) =>
 			fetch(`${gatewayUrl}/api/v1${route}`, { method, headers: authHeaders(admin), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
 		const memo = (await (await api("POST", "/memos", { content: "with a file" })).json()) as { name: string };

@@ -13,7 +13,7 @@ import { call, STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources } from "../../shared/runtime/resources.js";
 import { settingValue } from "../../shared/settings/instance-settings.contract.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
 import { rejectionOf } from "../support/service-errors.js";
 
@@ -32,7 +32,7 @@ const touched: string[] = [];
 const spaceMembers = new Map<string, string[]>();
 
 let broker: ServiceBroker;
-let documents: NedbDocumentStore;
+let documents: SqliteDocumentStore;
 let blobDir: string;
 
 const as = (user: Caller | null) => ({ meta: { user } });
@@ -40,7 +40,7 @@ const link = (id: string) => ({ attachmentId: id, attachment: { filename: `${id}
 
 beforeAll(async () => {
 	blobDir = await mkdtemp(path.join(os.tmpdir(), "attachments-service-"));
-	documents = new NedbDocumentStore({ dir: null });
+	documents = new SqliteDocumentStore({ dir: null });
 	broker = new ServiceBroker({ logger: false });
 	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents, blobs: new LocalBlobStore({ dir: blobDir }) });
 	broker.createService(AttachmentsService);

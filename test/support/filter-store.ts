@@ -2,7 +2,7 @@ import type { Collection, Doc, DocumentStore } from "../../shared/store/document
 import { openDocumentStore } from "../../shared/store/open-store.js";
 
 /**
- * An in-memory NeDB collection holding `docs`, opened before the tests of the calling file and
+ * An in-memory SQLite collection holding `docs`, opened before the tests of the calling file and
  * closed after them, for running compiled filters against the real store adapter.
  */
 export function useFilterStore<T extends Doc>(name: string, docs: readonly T[]): () => Collection<T> {

@@ -3,7 +3,7 @@ import { useFilterStore } from "../support/filter-store.js";
 import type { AttachmentDoc } from "../../services/attachments/attachment-doc.js";
 import { compileAttachmentFilter, parseAttachmentFilter } from "../../services/attachments/filter/attachment-filter.js";
 
-/** The attachment filter of contract 6.3, compiled to one query and run by the NeDB store. */
+/** The attachment filter of contract 6.3, compiled to one query and run by the SQLite store. */
 
 const NOW = 1_750_000_000_000;
 

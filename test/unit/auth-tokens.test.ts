@@ -1,6 +1,6 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { ConfigError, loadConfig } from "../../shared/runtime/config.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { issueAccessToken, verifyAccessToken } from "../../services/auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, setRefreshCookie } from "../../shared/refresh-cookie.js";
 import { REFRESH_TOKENS, REUSE_GRACE_MS, familyOf, revokeUserFamilies, rotate, startFamily, type RefreshTokenDoc } from "../../services/auth/refresh-tokens.js";
@@ -33,7 +33,7 @@ describe("access tokens", () => {
 	});
 
 	test("the generated secret is made once and shared by every loader", async () => {
-		const secrets = new NedbDocumentStore({ dir: null }).collection<SecretDoc>(SECRETS);
+		const secrets = new SqliteDocumentStore({ dir: null }).collection<SecretDoc>(SECRETS);
 		const keys = await Promise.all([loadSigningKey("", secrets), loadSigningKey("", secrets), loadSigningKey("", secrets)]);
 		expect(Buffer.from(keys[1] as Uint8Array).equals(Buffer.from(keys[0] as Uint8Array))).toBe(true);
 		expect(Buffer.from(keys[2] as Uint8Array).equals(Buffer.from(keys[0] as Uint8Array))).toBe(true);
@@ -73,7 +73,7 @@ describe("refresh cookie", () => {
 });
 
 describe("refresh token families", () => {
-	const tokens = () => new NedbDocumentStore({ dir: null }).collection<RefreshTokenDoc>(REFRESH_TOKENS);
+	const tokens = () => new SqliteDocumentStore({ dir: null }).collection<RefreshTokenDoc>(REFRESH_TOKENS);
 
 	test("each token is usable once; a reuse after the grace revokes the family", async () => {
 		const col = tokens();

@@ -6,7 +6,7 @@ import type { MemoDoc, Visibility } from "../../services/memos/memo-doc.js";
 import { compileMemoFilter, parseMemoFilter } from "../../services/memos/filter/memo-filter.js";
 
 /**
- * The compiled query, run by the real NeDB adapter, selects exactly the memos that an
+ * The compiled query, run by the real SQLite adapter, selects exactly the memos that an
  * evaluation written straight from the contract's semantics (6.1, 6.2, 1.2) selects. Filters
  * are generated from the grammar together with their meaning.
  */
@@ -251,7 +251,7 @@ const memoFilter = combined(fc.oneof(flagAtom, contentAtom, creatorAtom, visibil
 
 // MongoDB runs the same queries when MONGO_URL is set (as the store contract suite does).
 const mongoUrl = process.env.MONGO_URL;
-const stores: [string, () => Promise<DocumentStore>][] = [["nedb", () => openDocumentStore({ dir: null })]];
+const stores: [string, () => Promise<DocumentStore>][] = [["sqlite", () => openDocumentStore({ dir: null })]];
 if (mongoUrl) {
 	stores.push([
 		"mongodb",

@@ -80,7 +80,7 @@ function rejection(filter: string): ServiceError {
 	return thrownServiceError(() => parseMemoFilter(filter));
 }
 
-describe("memo filter fields and operators (contract 6.1, 6.2), run by the NeDB store", () => {
+describe("memo filter fields and operators (contract 6.1, 6.2), run by the SQLite store", () => {
 	const cases: [string, string[]][] = [
 		// booleans: bare, !, ==, !=, either way round
 		["pinned", ["m1", "m4"]],

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterPosition, positionGuard, positionOf } from "../../shared/paging/keyset.js";
 import type { Doc, Sort } from "../../shared/store/document-store.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 
 const TYPES = { pinned: "boolean", createTime: "number", updateTime: "number", _id: "string", seq: "number" } as const;
 
@@ -36,7 +36,7 @@ const sortArb = fc
 
 describe("keyset pagination", () => {
 	test("pages walked through the store give exactly the sorted list, in both directions of every key", async () => {
-		const store = new NedbDocumentStore({ dir: null });
+		const store = new SqliteDocumentStore({ dir: null });
 		let round = 0;
 		await fc.assert(
 			fc.asyncProperty(

@@ -1,6 +1,6 @@
 import type { ServiceError } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
 import { memberId, type MemberDoc, type SpaceDoc, type SpaceRole } from "../../services/spaces/space-doc.js";
 import { joinableUser, readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
@@ -81,12 +81,12 @@ function jittered<T extends Doc>(collection: Collection<T>): Collection<T> {
 }
 
 describe("at least one ADMIN (admin-guard.ts)", () => {
-	let store: NedbDocumentStore;
+	let store: SqliteDocumentStore;
 	let db: GuardCollections;
 	let round = 0;
 
 	beforeEach(() => {
-		store = new NedbDocumentStore({ dir: null });
+		store = new SqliteDocumentStore({ dir: null });
 		db = { spaces: jittered(store.collection<SpaceDoc>("spaces")), members: jittered(store.collection<MemberDoc>("space_members")) };
 	});
 

@@ -1,0 +1,413 @@
+import { randomUUID } from "node:crypto";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { BoundedCache } from "../cache/bounded-cache.js";
+import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
+import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from "./sqlite/apply-update.js";
+import { fieldExpression, FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString } from "./sqlite/filter-sql.js";
+import { arrayPaths, decodeJson, toJson } from "./sqlite/json-value.js";
+import { mapWriteError } from "./sqlite/sql-errors.js";
+
+/** The database file under the store's directory. */
+export const DATABASE_FILE = "documents.sqlite";
+
+const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+// Another process of the host holding the write lock makes a writer wait this long before SQLITE_BUSY.
+const BUSY_TIMEOUT_MS = 5000;
+// Statements are prepared once per SQL text; filters with lists of varying length make new texts.
+const STATEMENT_CACHE_SIZE = 2000;
+const REGEX_CACHE_SIZE = 500;
+
+type Row = Record<string, SQLInputValue>;
+
+/**
+ * The embedded adapter: one SQLite database (node:sqlite) in `<dir>/documents.sqlite`, or in
+ * memory when `dir` is null (tests). Each collection is a table of `_id` (primary key) and
+ * `doc` (the rest of the document as JSON text); indexes are expression indexes on
+ * `json_extract(doc, '$.field')`; filters are translated to SQL (sqlite/filter-sql.ts).
+ *
+ * Every write is one IMMEDIATE transaction, so a failed write (a unique clash, a full disk,
+ * a crash) leaves nothing behind. The file is in WAL mode with a busy time-out, so several
+ * processes of one host can share it: readers never wait, writers queue.
+ */
+export class SqliteDocumentStore implements DocumentStore {
+	/** Contract 4.11 names the embedded store `nedb`, whatever its engine. */
+	readonly driver = "nedb";
+	readonly file: string | null;
+	private readonly db: DatabaseSync;
+	private readonly statements = new BoundedCache<string, StatementSync>({ ttlMs: Infinity, maxEntries: STATEMENT_CACHE_SIZE });
+	private readonly collections = new Map<string, SqliteCollection<Doc>>();
+	private dataVersion = -1;
+	private closed = false;
+
+	/** Opens (creating when missing) the database under `dir`, or one in memory when `dir` is null. */
+	constructor(options: { dir: string | null }) {
+		if (options.dir !== null) mkdirSync(options.dir, { recursive: true });
+		this.file = options.dir === null ? null : path.join(options.dir, DATABASE_FILE);
+		this.db = new DatabaseSync(this.file ?? ":memory:");
+		try {
+			this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+			if (this.file !== null) {
+				this.db.exec("PRAGMA journal_mode = WAL");
+				// In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives the
+				// process crashing, and a power cut loses at most the last commits, never consistency
+				// (FULL measured about 15 ms a commit on this disk, which caps writes far below the target).
+				this.db.exec("PRAGMA synchronous = NORMAL");
+			}
+			this.db.exec("CREATE TABLE IF NOT EXISTS _array_paths (collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID");
+			registerRegexFunction(this.db);
+		} catch (err) {
+			this.db.close();
+			throw err;
+		}
+	}
+
+	collection<T extends Doc = Doc>(name: string): Collection<T> {
+		this.checkOpen();
+		if (!COLLECTION_NAME.test(name)) throw new Error(`invalid collection name: ${JSON.stringify(name)}`);
+		let collection = this.collections.get(name);
+		if (!collection) {
+			collection = new SqliteCollection<Doc>(name, this);
+			this.collections.set(name, collection);
+		}
+		return collection as unknown as Collection<T>;
+	}
+
+	async ping(): Promise<void> {
+		this.checkOpen();
+		this.statement("SELECT 1").get();
+		if (this.file !== null) accessSync(path.dirname(this.file), constants.W_OK);
+	}
+
+	async sizeBytes(): Promise<number> {
+		if (this.file === null || this.closed) return -1;
+		try {
+			const row = this.statement("SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()").get() as Row;
+			return Number(row.bytes);
+		} catch {
+			return -1;
+		}
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.closed = true;
+		this.statements.invalidate();
+		this.db.close();
+	}
+
+	/** A prepared statement for `sql`, made once. */
+	statement(sql: string): StatementSync {
+		let statement = this.statements.get(sql);
+		if (statement === undefined) {
+			statement = this.db.prepare(sql);
+			this.statements.set(sql, statement);
+		}
+		return statement;
+	}
+
+	/** Runs `work` in one IMMEDIATE transaction: all of it is committed, or none of it. */
+	transaction<R>(work: () => R): R {
+		this.checkOpen();
+		this.db.exec("BEGIN IMMEDIATE");
+		try {
+			const result = work();
+			this.db.exec("COMMIT");
+			return result;
+		} catch (err) {
+			if (this.db.isTransaction) this.db.exec("ROLLBACK");
+			throw err;
+		}
+	}
+
+	/**
+	 * Called before each operation: when another connection (another process) has committed
+	 * since, the collections re-read which paths hold arrays, as that process may have added some.
+	 */
+	sync(): void {
+		this.checkOpen();
+		const version = Number((this.statement("PRAGMA data_version").get() as Row).data_version);
+		if (version === this.dataVersion) return;
+		this.dataVersion = version;
+		for (const collection of this.collections.values()) collection.forgetArrayPaths();
+	}
+
+	/**
+	 * Writes the collections of `batches` in one transaction, unless an import named `source` was
+	 * committed before (then nothing is written and the answer is false).
+	 */
+	importOnce(source: string, batches: { name: string; docs: Doc[]; indexes: IndexSpec[] }[]): boolean {
+		const collections = batches.map(batch => ({ batch, collection: this.collection(batch.name) as unknown as SqliteCollection<Doc> }));
+		return this.transaction(() => {
+			this.db.exec("CREATE TABLE IF NOT EXISTS _imports (source TEXT PRIMARY KEY NOT NULL, at INTEGER NOT NULL)");
+			if (this.statement("SELECT 1 FROM _imports WHERE source = ?1").get(source) !== undefined) return false;
+			for (const { batch, collection } of collections) collection.importInTransaction(batch.docs, batch.indexes);
+			this.statement("INSERT INTO _imports (source, at) VALUES (?1, ?2)").run(source, Date.now());
+			return true;
+		});
+	}
+
+	exec(sql: string): void {
+		this.db.exec(sql);
+	}
+
+	private checkOpen(): void {
+		if (this.closed) throw new Error("the document store is closed");
+	}
+}
+
+function registerRegexFunction(db: DatabaseSync): void {
+	const compiled = new BoundedCache<string, RegExp>({ ttlMs: Infinity, maxEntries: REGEX_CACHE_SIZE });
+	db.function(REGEX_FUNCTION, { deterministic: true }, (pattern, value) => {
+		if (typeof pattern !== "string" || typeof value !== "string") return 0;
+		let regex = compiled.get(pattern);
+		if (regex === undefined) {
+			const slash = pattern.indexOf("/");
+			regex = new RegExp(pattern.slice(slash + 1), pattern.slice(0, slash));
+			compiled.set(pattern, regex);
+		}
+		return regex.test(value) ? 1 : 0;
+	});
+}
+
+class SqliteCollection<T extends Doc> implements Collection<T> {
+	private readonly table: string;
+	private created = false;
+	private arrays: Set<string> | null = null;
+
+	constructor(
+		readonly name: string,
+		private readonly store: SqliteDocumentStore
+	) {
+		this.table = `"c_${name}"`;
+	}
+
+	async ensureIndex(spec: IndexSpec): Promise<void> {
+		const statements = this.indexStatements(spec);
+		this.write(() => {
+			for (const sql of statements) this.store.exec(sql);
+		});
+	}
+
+	/** Writes `docs` and creates `indexes` inside the caller's transaction (the NeDB import). */
+	importInTransaction(docs: Doc[], indexes: IndexSpec[]): void {
+		this.read();
+		for (const doc of docs) this.insertRow(doc as T);
+		for (const spec of indexes) for (const sql of this.indexStatements(spec)) this.store.exec(sql);
+	}
+
+	private indexStatements(spec: IndexSpec): string[] {
+		const fields = Object.entries(spec.fields);
+		if (fields.length === 0) throw new Error("an index needs at least one field");
+		const expressions = fields.map(([field]) => fieldExpression(field));
+		const columns = fields.map(([, direction], i) => `${expressions[i]} ${direction === -1 ? "DESC" : "ASC"}`);
+		const name = `ix:${this.name}:${fields.map(([field, direction]) => (direction === -1 ? `-${field}` : field)).join(",")}${spec.unique ? ":unique" : ""}${spec.sparse ? ":sparse" : ""}`;
+		const statements: string[] = [];
+		const where = spec.sparse ? ` WHERE ${expressions.map(e => `${e} IS NOT NULL`).join(" OR ")}` : "";
+		statements.push(`CREATE ${spec.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${quoteName(name)} ON ${this.table} (${columns.join(", ")})${where}`);
+		if (spec.unique && !spec.sparse) {
+			// SQLite's unique index lets NULLs repeat; MongoDB's holds a missing field (null) once per key.
+			const nullable = expressions.filter(e => e !== "_id");
+			if (nullable.length > 0) {
+				const keys = expressions.map(e => (e === "_id" ? e : `ifnull(${e}, x'')`));
+				statements.push(
+					`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteName(`${name}:nulls`)} ON ${this.table} (${keys.join(", ")}) WHERE ${nullable.map(e => `${e} IS NULL`).join(" OR ")}`
+				);
+			}
+		}
+		return statements;
+	}
+
+	async insert(doc: T): Promise<T> {
+		this.write(() => this.insertRow(doc));
+		return doc;
+	}
+
+	private insertRow(doc: T): void {
+		const { _id, ...fields } = doc;
+		if (typeof _id !== "string") throw new Error("a document needs a string _id");
+		const json = toJson(fields);
+		this.noteArrays(json);
+		this.store.statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?1, ?2)`).run(_id, JSON.stringify(json));
+	}
+
+	async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+		this.read();
+		const translator = this.translator();
+		const where = translator.where(filter);
+		const projected = options.projection ? Object.keys(options.projection).filter(field => field !== "_id") : null;
+		const columns = projected === null ? "doc" : projected.map((field, i) => `doc -> ${sqlString(jsonPath(field))} AS p${i}`).join(", ");
+		let sql = `SELECT _id${columns === "" ? "" : `, ${columns}`} FROM ${this.table} WHERE ${where}`;
+		if (options.sort && Object.keys(options.sort).length > 0) sql += ` ORDER BY ${translator.orderBy(options.sort)}`;
+		if (options.limit || options.skip) sql += ` LIMIT ${translator.param(options.limit || -1)} OFFSET ${translator.param(options.skip ?? 0)}`;
+		const rows = this.store.statement(sql).all(...translator.params) as Row[];
+		if (projected === null) return rows.map(row => toDoc<T>(row._id as string, row.doc as string));
+		return rows.map(row => {
+			const doc: Record<string, unknown> = { _id: row._id };
+			projected.forEach((field, i) => {
+				const value = row[`p${i}`];
+				if (typeof value === "string") setField(doc, field, decodeJson(value));
+			});
+			return doc as T;
+		});
+	}
+
+	async findOne(filter: Filter): Promise<T | null> {
+		const [doc] = await this.find(filter, { limit: 1 });
+		return doc ?? null;
+	}
+
+	async count(filter: Filter): Promise<number> {
+		this.read();
+		const translator = this.translator();
+		const where = translator.where(filter);
+		const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...translator.params) as Row;
+		return Number(row.n);
+	}
+
+	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
+		checkUpdate(update);
+		return this.write(() => {
+			const rows = this.select(filter, options.multi ? undefined : 1);
+			for (const row of rows) this.rewrite(row, update);
+			if (rows.length > 0 || !options.upsert) return rows.length;
+			this.upsert(filter, update);
+			return 1;
+		});
+	}
+
+	async findOneAndUpdate(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<T | null> {
+		checkUpdate(update);
+		return this.write(() => {
+			const [row] = this.select(filter, 1);
+			if (row) return this.rewrite(row, update);
+			return options.upsert ? this.upsert(filter, update) : null;
+		});
+	}
+
+	async remove(filter: Filter, options: { multi?: boolean } = {}): Promise<number> {
+		return this.write(() => {
+			const translator = this.translator();
+			const where = translator.where(filter);
+			const sql = options.multi
+				? `DELETE FROM ${this.table} WHERE ${where}`
+				: `DELETE FROM ${this.table} WHERE _id = (SELECT _id FROM ${this.table} WHERE ${where} LIMIT 1)`;
+			return Number(this.store.statement(sql).run(...translator.params).changes);
+		});
+	}
+
+	forgetArrayPaths(): void {
+		this.arrays = null;
+	}
+
+	private translator(): FilterTranslator {
+		return new FilterTranslator(this.arrayPaths());
+	}
+
+	private arrayPaths(): Set<string> {
+		if (this.arrays === null) {
+			const rows = this.store.statement("SELECT path FROM _array_paths WHERE collection = ?1").all(this.name) as Row[];
+			this.arrays = new Set(rows.map(row => row.path as string));
+		}
+		return this.arrays;
+	}
+
+	/** Records the array paths of a document being written (inside the write's transaction). */
+	private noteArrays(json: unknown): void {
+		const known = this.arrayPaths();
+		for (const found of arrayPaths(json)) {
+			if (known.has(found)) continue;
+			this.store.statement("INSERT OR IGNORE INTO _array_paths (collection, path) VALUES (?1, ?2)").run(this.name, found);
+			known.add(found);
+		}
+	}
+
+	private select(filter: Filter, limit: number | undefined): Row[] {
+		const translator = this.translator();
+		const where = translator.where(filter);
+		const sql = `SELECT _id, doc FROM ${this.table} WHERE ${where}${limit === undefined ? "" : ` LIMIT ${limit}`}`;
+		return this.store.statement(sql).all(...translator.params) as Row[];
+	}
+
+	/** Applies `update` to a selected row and writes it back; returns the document as stored. */
+	private rewrite(row: Row, update: Update): T {
+		const doc = toDoc<T>(row._id as string, row.doc as string);
+		applyUpdate(doc, update, this.elementMatcher);
+		const { _id, ...fields } = doc;
+		const json = toJson(fields);
+		const text = JSON.stringify(json);
+		this.noteArrays(json);
+		this.store.statement(`UPDATE ${this.table} SET doc = ?2 WHERE _id = ?1`).run(_id, text);
+		return toDoc<T>(_id, text);
+	}
+
+	/** Inserts what MongoDB would: the filter's equality fields with the update applied, `_id` from the filter or new. */
+	private upsert(filter: Filter, update: Update): T {
+		const seeded = equalityFields(filter);
+		const id = seeded._id ?? randomUUID();
+		if (typeof id !== "string") throw new Error("an upsert needs a string _id");
+		const doc = { ...seeded, _id: id };
+		applyUpdate(doc, update, this.elementMatcher);
+		const { _id, ...fields } = doc;
+		const json = toJson(fields);
+		const text = JSON.stringify(json);
+		this.noteArrays(json);
+		this.store.statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?1, ?2)`).run(_id, text);
+		return toDoc<T>(_id, text);
+	}
+
+	/** `$pull`'s condition answered by the same translation as queries, over the array's elements. */
+	private readonly elementMatcher: ElementMatcher = (elements, condition) => {
+		const elementsJson = toJson(elements);
+		const elementArrays = new Set<string>();
+		for (const element of elementsJson as unknown[]) arrayPaths(element, "", elementArrays);
+		const translator = new FilterTranslator(elementArrays, "?1", 2);
+		const where = translator.elementCondition(condition, "e");
+		const rows = this.store.statement(`SELECT e.key AS k FROM json_each(?1) AS e WHERE ${where}`).all(JSON.stringify(elementsJson), ...translator.params) as Row[];
+		const matches = elements.map(() => false);
+		for (const row of rows) matches[Number(row.k)] = true;
+		return matches;
+	};
+
+	private read(): void {
+		this.store.sync();
+		this.ensureTable();
+	}
+
+	private write<R>(work: () => R): R {
+		this.read();
+		try {
+			return this.store.transaction(work);
+		} catch (err) {
+			// What the transaction noted may have been rolled back: read it again.
+			this.arrays = null;
+			throw mapWriteError(this.name, err);
+		}
+	}
+
+	private ensureTable(): void {
+		if (this.created) return;
+		this.store.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
+		this.created = true;
+	}
+}
+
+function quoteName(name: string): string {
+	return `"${name.replaceAll('"', '""')}"`;
+}
+
+function toDoc<T>(id: string, text: string): T {
+	return { _id: id, ...(decodeJson(text) as Record<string, unknown>) } as T;
+}
+
+function setField(doc: Record<string, unknown>, field: string, value: unknown): void {
+	const keys = field.split(".");
+	const last = keys.pop() as string;
+	let node = doc;
+	for (const key of keys) {
+		if (typeof node[key] !== "object" || node[key] === null) node[key] = {};
+		node = node[key] as Record<string, unknown>;
+	}
+	node[last] = value;
+}

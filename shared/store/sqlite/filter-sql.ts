@@ -1,0 +1,357 @@
+import type { Filter, Sort } from "../document-store.js";
+import { DATE_KEY, encodeJson, isPlainObject } from "./json-value.js";
+import { checkRegex } from "./regex-guard.js";
+
+/**
+ * Translates the port's filters (Mongo query language, MongoDB's meaning) into one SQL
+ * condition with numbered parameters, over a table whose rows are `_id` and `doc` (the
+ * document as JSON text).
+ *
+ * A field is read with `json_extract(doc, '$.path')`, the expression the indexes are built
+ * on, so that equality, `IS NULL` and ranges on it can be served by an index. MongoDB's array
+ * semantics (a condition on an array field holds when it holds for an element; a dotted path
+ * continues into the elements of an array) need `json_each`, which no index serves; the
+ * translation adds them only for paths under which the collection has ever stored an array
+ * (`arrays`, kept by the collection), so scalar fields stay index-served.
+ *
+ * Every condition is a SQL boolean; negations (`$ne`, `$nin`, `$not`, `$nor`, `$exists:
+ * false`) read NULL (a missing field) as false before negating, so they match documents
+ * lacking the field, as in MongoDB. Not emulated: ordering between values of different
+ * types (a range on a number matches numbers only, on a string strings only) and sorting on
+ * array fields.
+ */
+
+export type SqlParam = string | number | null;
+
+/** The SQL function that runs a vetted regular expression: `mq_regex('<flags>/<source>', value)`. */
+export const REGEX_FUNCTION = "mq_regex";
+
+/** A JSON path, as a path literal or as SQL that computes one (inside array elements). */
+type JsonPath = { literal: string } | { sql: string };
+
+/** Where a (sub-)document lives: its JSON path, its field path without array levels, and whether it may be an array. */
+interface Place {
+	path: JsonPath;
+	norm: string;
+	maybeArray: boolean;
+}
+
+/** One place a field's value may come from, with what reaching it takes (joins over array elements). */
+interface Source {
+	joins: string[];
+	guards: string[];
+	value: string;
+	type: string;
+	/** Null for the `_id` column. */
+	path: JsonPath | null;
+	norm: string;
+	/** An array element reached by expansion: its null is a JSON null, never a missing field. */
+	element: boolean;
+}
+
+type Test = (source: Source) => string;
+
+const ROOT_PLACE: Place = { path: { literal: "$" }, norm: "", maybeArray: false };
+const LOGICAL = new Set(["$and", "$or", "$nor"]);
+const COMPARISONS: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lte: "<=" };
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function sqlString(text: string): string {
+	return `'${text.replaceAll("'", "''")}'`;
+}
+
+function segment(name: string): string {
+	if (IDENTIFIER.test(name)) return `.${name}`;
+	if (name.includes('"') || name === "") throw new Error(`field name not supported by the document store: ${JSON.stringify(name)}`);
+	return `."${name}"`;
+}
+
+/** The JSON path literal of a dotted field (`a.b` → `$.a.b`). */
+export function jsonPath(field: string): string {
+	return `$${field.split(".").map(segment).join("")}`;
+}
+
+/** The SQL expression of a top-level field, the same in queries, sorts and index definitions. */
+export function fieldExpression(field: string, root = "doc"): string {
+	return field === "_id" ? "_id" : `json_extract(${root}, ${sqlString(jsonPath(field))})`;
+}
+
+function pathSql(path: JsonPath): string {
+	return "literal" in path ? sqlString(path.literal) : path.sql;
+}
+
+function childPath(path: JsonPath, suffix: string): JsonPath {
+	return "literal" in path ? { literal: path.literal + suffix } : { sql: `${path.sql} || ${sqlString(suffix)}` };
+}
+
+// Constants are folded only where nothing else is dropped: every numbered parameter bound must stay in the SQL.
+function and(parts: string[]): string {
+	const kept = parts.filter(part => part !== "1");
+	if (kept.length === 0) return "1";
+	if (kept.every(part => part === "0")) return "0";
+	return kept.length === 1 ? kept[0] : `(${kept.join(" AND ")})`;
+}
+
+function or(parts: string[]): string {
+	const kept = parts.filter(part => part !== "0");
+	if (kept.length === 0) return "0";
+	if (kept.every(part => part === "1")) return "1";
+	return kept.length === 1 ? kept[0] : `(${kept.join(" OR ")})`;
+}
+
+/** NULL (unknown: a missing field) counts as false before it is negated. */
+function not(part: string): string {
+	if (part === "1") return "0";
+	if (part === "0") return "1";
+	return `(${part}) IS NOT 1`;
+}
+
+function isOperatorObject(value: unknown): value is Record<string, unknown> {
+	return isPlainObject(value) && Object.keys(value).some(key => key.startsWith("$"));
+}
+
+function isElementCondition(value: unknown): value is Record<string, unknown> {
+	return isOperatorObject(value) && !Object.keys(value).some(key => LOGICAL.has(key));
+}
+
+function queries(operator: string, value: unknown): Filter[] {
+	if (!Array.isArray(value) || !value.every(isPlainObject)) throw new Error(`${operator} needs an array of queries`);
+	return value;
+}
+
+export class FilterTranslator {
+	readonly params: SqlParam[] = [];
+	private aliases = 0;
+
+	/**
+	 * `arrays`: the field paths (array levels left out) that may hold arrays; `root`: the SQL of
+	 * the document's JSON text; parameters are numbered from `firstParam`.
+	 */
+	constructor(
+		private readonly arrays: ReadonlySet<string>,
+		private readonly root = "doc",
+		private readonly firstParam = 1
+	) {}
+
+	where(filter: Filter, place: Place = ROOT_PLACE): string {
+		if (!isPlainObject(filter)) throw new Error("a query must be an object");
+		const parts: string[] = [];
+		for (const [key, value] of Object.entries(filter)) {
+			if (key === "$and") parts.push(and(queries(key, value).map(query => this.where(query, place))));
+			else if (key === "$or") parts.push(or(queries(key, value).map(query => this.where(query, place))));
+			else if (key === "$nor") parts.push(not(or(queries(key, value).map(query => this.where(query, place)))));
+			else if (key.startsWith("$")) throw new Error(`unsupported query operator ${key}`);
+			else parts.push(this.condition(fieldSources(this, place, key), value));
+		}
+		return and(parts);
+	}
+
+	/** A condition on each element of the array JSON bound as `root` (`$pull`): `element` is the json_each alias. */
+	elementCondition(condition: unknown, element: string): string {
+		const source: Source = { joins: [], guards: [], value: `${element}.value`, type: `${element}.type`, path: { sql: `${element}.fullkey` }, norm: "", element: true };
+		if (isPlainObject(condition) && !isElementCondition(condition)) return this.where(condition, { path: { sql: `${element}.fullkey` }, norm: "", maybeArray: false });
+		return this.condition(() => [source], condition);
+	}
+
+	orderBy(sort: Sort): string {
+		return Object.entries(sort)
+			.map(([field, direction]) => `${fieldExpression(field, this.root)} ${direction === -1 ? "DESC" : "ASC"}`)
+			.join(", ");
+	}
+
+	param(value: SqlParam): string {
+		this.params.push(value);
+		return `?${this.firstParam + this.params.length - 1}`;
+	}
+
+	alias(): string {
+		this.aliases += 1;
+		return `j${this.aliases}`;
+	}
+
+	/** The sources of a path below `place`; `expand` adds the elements of a final array. */
+	walk(path: JsonPath, norm: string, maybeArray: boolean, segments: string[], reach: Pick<Source, "joins" | "guards">, expand: boolean, out: Source[]): void {
+		const sql = pathSql(path);
+		if (segments.length === 0) {
+			out.push({ ...reach, value: `json_extract(${this.root}, ${sql})`, type: `json_type(${this.root}, ${sql})`, path, norm, element: false });
+			if (expand && maybeArray) {
+				const j = this.alias();
+				out.push({
+					joins: [...reach.joins, `json_each(${this.root}, ${sql}) AS ${j}`],
+					guards: [...reach.guards, `json_type(${this.root}, ${sql}) = 'array'`],
+					value: `${j}.value`,
+					type: `${j}.type`,
+					path: { sql: `${j}.fullkey` },
+					norm,
+					element: true
+				});
+			}
+			return;
+		}
+		const [name, ...rest] = segments;
+		const childNorm = norm === "" ? name : `${norm}.${name}`;
+		// On an array, a key lookup finds nothing: the direct path must not read as a missing field there.
+		const direct = maybeArray ? { joins: reach.joins, guards: [...reach.guards, `json_type(${this.root}, ${sql}) IS NOT 'array'`] } : reach;
+		this.walk(childPath(path, segment(name)), childNorm, this.arrays.has(childNorm), rest, direct, expand, out);
+		if (!maybeArray) return;
+		if (/^\d+$/.test(name)) this.walk(childPath(path, `[${name}]`), norm, false, rest, reach, expand, out);
+		const j = this.alias();
+		const elements = {
+			joins: [...reach.joins, `json_each(${this.root}, ${sql}) AS ${j}`],
+			guards: [...reach.guards, `json_type(${this.root}, ${sql}) = 'array'`]
+		};
+		this.walk({ sql: `${j}.fullkey` }, norm, false, segments, elements, expand, out);
+	}
+
+	private condition(sources: (expand: boolean) => Source[], condition: unknown): string {
+		if (!isOperatorObject(condition)) return anySource(sources(true), this.equality(condition));
+		const parts: string[] = [];
+		for (const [operator, operand] of Object.entries(condition)) {
+			if (operator === "$options") continue;
+			parts.push(this.operator(sources, operator, operand, condition));
+		}
+		return and(parts);
+	}
+
+	private operator(sources: (expand: boolean) => Source[], operator: string, operand: unknown, condition: Record<string, unknown>): string {
+		switch (operator) {
+			case "$eq":
+				return anySource(sources(true), this.equality(operand));
+			case "$ne":
+				return not(anySource(sources(true), this.equality(operand)));
+			case "$in":
+				return anySource(sources(true), this.membership(operand));
+			case "$nin":
+				return not(anySource(sources(true), this.membership(operand)));
+			case "$exists": {
+				const exists = anySource(sources(false), source => `${source.type} IS NOT NULL`);
+				return operand ? exists : not(exists);
+			}
+			case "$not":
+				if (operand instanceof RegExp) return not(anySource(sources(true), this.regex(operand)));
+				if (!isOperatorObject(operand)) throw new Error("$not needs an operator object or a RegExp");
+				return not(this.condition(sources, operand));
+			case "$gt":
+			case "$gte":
+			case "$lt":
+			case "$lte":
+				return anySource(sources(true), this.comparison(COMPARISONS[operator], operand));
+			case "$regex": {
+				const flags = typeof condition.$options === "string" ? condition.$options : "";
+				const regex = operand instanceof RegExp ? operand : new RegExp(String(operand), flags);
+				return anySource(sources(true), this.regex(regex));
+			}
+			case "$size": {
+				if (typeof operand !== "number" || !Number.isInteger(operand) || operand < 0) throw new Error("$size needs a non-negative integer");
+				const n = this.param(operand);
+				return anySource(sources(false), source =>
+					source.path === null ? "0" : `(${source.type} = 'array' AND json_array_length(${this.root}, ${pathSql(source.path)}) = ${n})`
+				);
+			}
+			case "$elemMatch":
+				return or(sources(false).map(source => this.elemMatch(source, operand)));
+			default:
+				throw new Error(`unsupported query operator ${operator}`);
+		}
+	}
+
+	private elemMatch(source: Source, condition: unknown): string {
+		if (!isPlainObject(condition)) throw new Error("$elemMatch needs a query or an operator object");
+		if (source.path === null) return "0";
+		const sql = pathSql(source.path);
+		const k = this.alias();
+		const elementPath = { sql: `${k}.fullkey` };
+		const inner = isElementCondition(condition)
+			? this.condition(() => [{ joins: [], guards: [], value: `${k}.value`, type: `${k}.type`, path: elementPath, norm: source.norm, element: true }], condition)
+			: this.where(condition, { path: elementPath, norm: source.norm, maybeArray: false });
+		const joins = [...source.joins, `json_each(${this.root}, ${sql}) AS ${k}`];
+		const conditions = [...source.guards, `json_type(${this.root}, ${sql}) = 'array'`, inner];
+		return `EXISTS (SELECT 1 FROM ${joins.join(", ")} WHERE ${conditions.join(" AND ")})`;
+	}
+
+	private equality(value: unknown): Test {
+		if (value === null || value === undefined) return source => (source.element ? `${source.type} = 'null'` : `${source.value} IS NULL`);
+		if (value instanceof RegExp) return this.regex(value);
+		if (typeof value === "string") {
+			const p = this.param(value);
+			// A sub-document reads as its JSON text: a string that looks like one must be a string.
+			return /^[[{]/.test(value) ? source => `(${source.value} = ${p} AND ${source.type} = 'text')` : source => `${source.value} = ${p}`;
+		}
+		if (typeof value === "number") {
+			const p = this.param(value);
+			return source => `(${source.value} = ${p} AND ${source.type} IN ('integer', 'real'))`;
+		}
+		if (typeof value === "boolean") return source => `(${source.value} = ${value ? 1 : 0} AND ${source.type} = '${value}')`;
+		if (value instanceof Date) {
+			const p = this.param(value.getTime());
+			return source => `${this.dateValue(source)} = ${p}`;
+		}
+		const p = this.param(encodeJson(value));
+		return source => `(${source.type} IN ('object', 'array') AND ${source.value} = ${p})`;
+	}
+
+	private membership(values: unknown): Test {
+		if (!Array.isArray(values)) throw new Error("$in and $nin need an array");
+		const strings = values.filter((value): value is string => typeof value === "string" && !/^[[{]/.test(value)).map(value => this.param(value));
+		const numbers = values.filter((value): value is number => typeof value === "number").map(value => this.param(value));
+		const others = values.filter(value => typeof value !== "number" && (typeof value !== "string" || /^[[{]/.test(value))).map(value => this.equality(value));
+		return source => {
+			const parts: string[] = [];
+			if (strings.length > 0) parts.push(`${source.value} IN (${strings.join(", ")})`);
+			if (numbers.length > 0) parts.push(`(${source.value} IN (${numbers.join(", ")}) AND ${source.type} IN ('integer', 'real'))`);
+			for (const test of others) parts.push(test(source));
+			return or(parts);
+		};
+	}
+
+	private comparison(operator: string, operand: unknown): Test {
+		if (typeof operand === "number") {
+			const p = this.param(operand);
+			return source => `(${source.value} ${operator} ${p} AND ${source.type} IN ('integer', 'real'))`;
+		}
+		if (typeof operand === "string") {
+			const p = this.param(operand);
+			return source => `(${source.value} ${operator} ${p} AND ${source.type} = 'text')`;
+		}
+		if (typeof operand === "boolean") return source => `(${source.value} ${operator} ${operand ? 1 : 0} AND ${source.type} IN ('true', 'false'))`;
+		if (operand instanceof Date) {
+			const p = this.param(operand.getTime());
+			return source => `${this.dateValue(source)} ${operator} ${p}`;
+		}
+		throw new Error("$gt, $gte, $lt and $lte need a number, a string, a boolean or a Date");
+	}
+
+	private regex(regex: RegExp): Test {
+		checkRegex(regex);
+		const p = this.param(`${regex.flags}/${regex.source}`);
+		return source => `(${source.type} = 'text' AND ${REGEX_FUNCTION}(${p}, ${source.value}))`;
+	}
+
+	private dateValue(source: Source): string {
+		if (source.path === null) return "NULL";
+		return `json_extract(${this.root}, ${pathSql(childPath(source.path, segment(DATE_KEY)))})`;
+	}
+}
+
+/** The sources of `field` below `place`. */
+function fieldSources(translator: FilterTranslator, place: Place, field: string): (expand: boolean) => Source[] {
+	return expand => {
+		if (field === "_id" && place === ROOT_PLACE) {
+			return [{ joins: [], guards: [], value: "_id", type: "'text'", path: null, norm: "_id", element: false }];
+		}
+		const out: Source[] = [];
+		translator.walk(place.path, place.norm, place.maybeArray, field.split("."), { joins: [], guards: [] }, expand, out);
+		return out;
+	};
+}
+
+/** `test` holds for at least one source: a condition of its own where reaching it takes no join, else EXISTS over the joins. */
+function anySource(sources: Source[], test: Test): string {
+	return or(
+		sources.map(source => {
+			const conditions = [...source.guards, test(source)];
+			if (source.joins.length === 0) return and(conditions);
+			return `EXISTS (SELECT 1 FROM ${source.joins.join(", ")} WHERE ${and(conditions)})`;
+		})
+	);
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from "node:crypto";
+import { readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import { openDocumentStore } from "../../shared/store/open-store.js";
+import { describeDocumentStoreContract } from "./document-store.contract.js";
+
+const root = path.join(tmpdir(), `memos-sqlite-${randomUUID()}`);
+const contractDir = path.join(root, "contract");
+
+afterAll(async () => {
+	await rm(root, { recursive: true, force: true });
+});
+
+describeDocumentStoreContract("sqlite in memory", async () => new SqliteDocumentStore({ dir: null }), { persistent: false });
+
+describeDocumentStoreContract("sqlite file", async () => new SqliteDocumentStore({ dir: contractDir }), { persistent: true });
+
+describe("sqlite store", () => {
+	test("rejects collection names that could leave the table namespace", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		for (const name of ["", "../users", "a/b", 'a"b', "a.b", "..", "x".repeat(65)]) {
+			expect(() => store.collection(name)).toThrow(/invalid collection name/);
+		}
+		expect(store.collection("memo_relations-2").name).toBe("memo_relations-2");
+		await store.close();
+	});
+
+	test("hands out one collection object per name", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		expect(store.collection("memos")).toBe(store.collection("memos"));
+		await store.close();
+	});
+
+	test("keeps every collection in <dir>/documents.sqlite and reports its size", async () => {
+		const dir = path.join(root, "files", "nested");
+		const store = await openDocumentStore({ dir });
+		try {
+			expect(store.driver).toBe("nedb");
+			await store.collection("memos").insert({ _id: "m1", content: "hello" });
+			await store.collection("users").insert({ _id: "u1", name: "ada" });
+			expect((await readdir(dir)).filter(file => !file.endsWith("-wal") && !file.endsWith("-shm"))).toEqual(["documents.sqlite"]);
+			expect(await store.sizeBytes()).toBeGreaterThan(0);
+		} finally {
+			await store.close();
+		}
+	});
+
+	test("in memory it writes no file and cannot measure its size", async () => {
+		const store = await openDocumentStore({ dir: null });
+		try {
+			await store.collection("memos").insert({ _id: "m1" });
+			await expect(store.sizeBytes()).resolves.toBe(-1);
+		} finally {
+			await store.close();
+		}
+	});
+
+	test("fails to open where the directory cannot be created", async () => {
+		expect(() => new SqliteDocumentStore({ dir: "/dev/null/db" })).toThrow();
+		await expect(openDocumentStore({ dir: "/dev/null/db" })).rejects.toThrow();
+	});
+
+	test("refuses operators outside the port's list rather than guess their meaning", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		const memos = store.collection("memos");
+		await expect(memos.find({ $not: { a: 1 } })).rejects.toThrow(/unsupported query operator/);
+		await expect(memos.find({ a: { $all: [1] } })).rejects.toThrow(/unsupported query operator/);
+		await expect(memos.update({}, { $rename: { a: "b" } } as never)).rejects.toThrow(/unsupported update operator/);
+		await store.close();
+	});
+
+	test("refuses field names that would read as operators or paths", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		const memos = store.collection("memos");
+		await expect(memos.insert({ _id: "m1", $where: "x" })).rejects.toThrow(/cannot begin with "\$"/);
+		await expect(memos.insert({ _id: "m2", meta: { "a.b": 1 } })).rejects.toThrow(/cannot contain "."/);
+		await expect(memos.count({})).resolves.toBe(0);
+		await store.close();
+	});
+
+	test("runs the regular expressions the filter compilers build and refuses ones that could backtrack", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		const memos = store.collection("memos");
+		await memos.insert({ _id: "m1", content: "Hello World", tags: ["work/project", "home"] });
+		// Shapes of shared/cel/text-match.ts and the tag assertions of memo-filter-compile.ts.
+		await expect(memos.count({ content: { $regex: /^[hH][eE]llo/u } })).resolves.toBe(1);
+		await expect(memos.count({ content: { $regex: /[wW]orld(?![\s\S])/u } })).resolves.toBe(1);
+		await expect(memos.count({ tags: { $regex: /^(?=[\s\S]*?proj)(?!home)/u } })).resolves.toBe(1);
+		await expect(memos.count({ tags: { $regex: /^(?=(?:home|away)(?![\s\S]))/u } })).resolves.toBe(1);
+		for (const hostile of [/(a+)+$/, /^(a|a)*b/, /(x*)*y/, /a{1,1000}/, /(a)\1/, /[\s\S]*?x/, /^a/g]) {
+			await expect(memos.find({ content: { $regex: hostile } })).rejects.toThrow(/not supported by the document store/);
+		}
+		await store.close();
+	});
+
+	test("a write that fails part-way leaves every document as it was", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		const users = store.collection("users");
+		await users.ensureIndex({ fields: { email: 1 }, unique: true });
+		await users.insert({ _id: "u1", email: "a@example.com", n: 1 });
+		await users.insert({ _id: "u2", email: "b@example.com", n: 1 });
+		await expect(users.update({}, { $set: { email: "same@example.com" }, $inc: { n: 1 } }, { multi: true })).rejects.toThrow(/duplicate key/);
+		await expect(users.find({}, { sort: { _id: 1 } })).resolves.toEqual([
+			{ _id: "u1", email: "a@example.com", n: 1 },
+			{ _id: "u2", email: "b@example.com", n: 1 }
+		]);
+		await store.close();
+	});
+
+	test("two connections on one file see each other's writes, including fields that became arrays", async () => {
+		const dir = path.join(root, "shared");
+		const first = new SqliteDocumentStore({ dir });
+		const second = new SqliteDocumentStore({ dir });
+		try {
+			const mine = first.collection("memos");
+			const theirs = second.collection("memos");
+			await mine.insert({ _id: "m1", tags: "solo" });
+			await expect(theirs.count({ tags: "solo" })).resolves.toBe(1);
+			await mine.insert({ _id: "m2", tags: ["a", "b"] });
+			await expect(theirs.find({ tags: "b" })).resolves.toEqual([{ _id: "m2", tags: ["a", "b"] }]);
+			await theirs.update({ _id: "m1" }, { $set: { tags: ["x"] } });
+			await expect(mine.findOne({ tags: "x" })).resolves.toEqual({ _id: "m1", tags: ["x"] });
+		} finally {
+			await first.close();
+			await second.close();
+		}
+	});
+});
