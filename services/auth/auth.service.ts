@@ -394,7 +394,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		const links = documents.collection<UserLinkDoc>(USER_LINKS);
 		await links.ensureIndex({ fields: { idpId: 1, identifier: 1 }, unique: true });
 		await links.ensureIndex({ fields: { userId: 1 } });
-		await documents.collection<IdpDoc>(IDENTITY_PROVIDERS).ensureIndex({ fields: { createTime: 1 } });
+		await documents.collection<IdpDoc>(IDENTITY_PROVIDERS).ensureIndex({ fields: { createTime: 1, _id: 1 } });
 		const pats = documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS);
 		await pats.ensureIndex({ fields: { tokenHash: 1 }, unique: true });
 		await pats.ensureIndex({ fields: { userId: 1, createTime: -1, _id: -1 } });

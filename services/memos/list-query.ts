@@ -11,10 +11,12 @@ import { readableBranches } from "./readable-query.js";
  * with `showDeleted`, judged as if they were not deleted.
  */
 export function candidateBranches(caller: Caller | null, state: MemoState, showDeleted: boolean, spaceIds: readonly string[] = []): Filter[] {
-	const common: Filter = { parentId: null, state };
-	if (!showDeleted) common.deleteTime = null;
-	if (state === "ARCHIVED") return caller === null ? [] : [{ ...common, creatorId: caller.id }];
-	return readableBranches(common, caller, spaceIds);
+	const common: Filter = { parentId: null, state, deleteTime: null };
+	const branches = state === "ARCHIVED" ? (caller === null ? [] : [{ ...common, creatorId: caller.id }]) : readableBranches(common, caller, spaceIds);
+	if (!showDeleted) return branches;
+	// The memos indexes continue `deleteTime: null` with the owner and the sort keys; soft-deleted
+	// memos (kept until the purge) are a branch of their own, a range on deleteTime sorted apart.
+	return branches.flatMap(branch => [branch, { ...branch, deleteTime: { $gt: 0 } }]);
 }
 
 /** The distinct tags of the memos of `branches`, for the filters that decide tags one by one (filter/tag-exists.ts). */

@@ -15,6 +15,7 @@ const SORT_TAILS: Record<string, -1>[] = [
 	{ updateTime: -1, seq: -1 },
 	{ pinned: -1, createTime: -1, seq: -1 },
 	{ pinned: -1, updateTime: -1, seq: -1 },
+	{ pinned: -1, seq: -1 },
 	{ _id: -1 }
 ];
 

@@ -41,11 +41,11 @@ export function toReactionJson(doc: ReactionDoc, creator: string): Record<string
 	return { name: formatReactionName(doc.memoId, doc._id), creator, reactionType: doc.reactionType, createTime: toTimestamp(doc.createTime) };
 }
 
-/** The reactions of each memo, oldest first, in one query. */
+/** The reactions of each memo, oldest first, in one query, read memo by memo in the order of the memoId index. */
 export async function reactionsFor(reactions: Collection<ReactionDoc>, memoIds: readonly string[]): Promise<Map<string, ReactionDoc[]>> {
 	const result = new Map<string, ReactionDoc[]>();
 	if (memoIds.length === 0) return result;
-	for (const doc of await reactions.find({ memoId: { $in: [...memoIds] } }, { sort: { createTime: 1, _id: 1 } })) {
+	for (const doc of await reactions.find({ memoId: { $in: [...memoIds] } }, { sort: { memoId: 1, createTime: 1, _id: 1 } })) {
 		const list = result.get(doc.memoId) ?? [];
 		list.push(doc);
 		result.set(doc.memoId, list);

@@ -3,9 +3,9 @@ import type { Sort } from "../store/document-store.js";
 
 /**
  * `orderBy` of contract 6.4: `term ("," term)*`, `term := FIELD [asc|desc]` (direction in any
- * case, default desc). The store sort always ends with `seq`, the creation sequence, in the
+ * case, default desc). The store sort ends with `seq`, the creation sequence, in the
  * direction of the last time key given (descending when none), so ties are ordered the same
- * way on every page.
+ * way on every page; or, when `name` (`_id`, unique) is given, with `_id`.
  */
 
 type Direction = 1 | -1;
@@ -34,6 +34,8 @@ export function parseOrderBy(raw: string | undefined, fields: Record<string, Ord
 		sort[field.key] = direction === "asc" ? 1 : -1;
 		if (field.isTime) tieBreak = sort[field.key];
 	}
+	// `_id` is unique: keys after it never decide, and an index ending in it serves the order.
+	if ("_id" in sort) return Object.fromEntries(Object.entries(sort).slice(0, Object.keys(sort).indexOf("_id") + 1)) as Sort;
 	sort.seq = tieBreak;
 	return sort;
 }

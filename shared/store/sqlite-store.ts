@@ -5,7 +5,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { BoundedCache } from "../cache/bounded-cache.js";
 import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
 import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from "./sqlite/apply-update.js";
-import { fieldExpression, FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString } from "./sqlite/filter-sql.js";
+import { fieldExpression, FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
 import { arrayPaths, decodeJson, toJson } from "./sqlite/json-value.js";
 import { mapWriteError } from "./sqlite/sql-errors.js";
 
@@ -18,8 +18,18 @@ const BUSY_TIMEOUT_MS = 5000;
 // Statements are prepared once per SQL text; filters with lists of varying length make new texts.
 const STATEMENT_CACHE_SIZE = 2000;
 const REGEX_CACHE_SIZE = 500;
+// The collection size the planner statistics of an index describe (see createIndex).
+const ASSUMED_ROWS = 1_000_000;
 
 type Row = Record<string, SQLInputValue>;
+
+/** One index to create: its name, its CREATE statement, its column count and whether it is unique. */
+interface IndexStatement {
+	name: string;
+	sql: string;
+	columns: number;
+	unique: boolean;
+}
 
 /**
  * The embedded adapter: one SQLite database (node:sqlite) in `<dir>/documents.sqlite`, or in
@@ -56,6 +66,8 @@ export class SqliteDocumentStore implements DocumentStore {
 				this.db.exec("PRAGMA synchronous = NORMAL");
 			}
 			this.db.exec("CREATE TABLE IF NOT EXISTS _array_paths (collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID");
+			// ANALYZE of a small table is the way to create sqlite_stat1, where the indexes' statistics go.
+			if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() === undefined) this.db.exec("ANALYZE _array_paths");
 			registerRegexFunction(this.db);
 		} catch (err) {
 			this.db.close();
@@ -148,6 +160,11 @@ export class SqliteDocumentStore implements DocumentStore {
 		});
 	}
 
+	/** SQLite's plan for a `find` on collection `name` (the plan tests). */
+	explainFind(name: string, filter: Filter, options: FindOptions = {}): string[] {
+		return (this.collection(name) as unknown as SqliteCollection<Doc>).explainFind(filter, options);
+	}
+
 	exec(sql: string): void {
 		this.db.exec(sql);
 	}
@@ -173,6 +190,7 @@ function registerRegexFunction(db: DatabaseSync): void {
 
 class SqliteCollection<T extends Doc> implements Collection<T> {
 	private readonly table: string;
+	private readonly tableName: string;
 	private created = false;
 	private arrays: Set<string> | null = null;
 
@@ -180,40 +198,64 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		readonly name: string,
 		private readonly store: SqliteDocumentStore
 	) {
-		this.table = `"c_${name}"`;
+		this.tableName = `c_${name}`;
+		this.table = `"${this.tableName}"`;
 	}
 
 	async ensureIndex(spec: IndexSpec): Promise<void> {
 		const statements = this.indexStatements(spec);
-		this.write(() => {
-			for (const sql of statements) this.store.exec(sql);
-		});
+		this.write(() => this.createIndex(statements));
 	}
 
 	/** Writes `docs` and creates `indexes` inside the caller's transaction (the NeDB import). */
 	importInTransaction(docs: Doc[], indexes: IndexSpec[]): void {
 		this.read();
 		for (const doc of docs) this.insertRow(doc as T);
-		for (const spec of indexes) for (const sql of this.indexStatements(spec)) this.store.exec(sql);
+		for (const spec of indexes) this.createIndex(this.indexStatements(spec));
 	}
 
-	private indexStatements(spec: IndexSpec): string[] {
+	/**
+	 * Runs an index's statements unless it exists, and gives the planner statistics for it
+	 * (what ANALYZE would write for a large collection whose every index key narrows the rows
+	 * by 4): without them SQLite takes an equality prefix for a handful of rows, sorts them in
+	 * a temporary B-tree and picks whichever index is smallest, where a page must read the
+	 * index that keeps the list's order and stop after pageSize + 1 rows.
+	 */
+	private createIndex(statements: IndexStatement[]): void {
+		let created = false;
+		for (const index of statements) {
+			if (this.store.statement("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1").get(index.name) !== undefined) continue;
+			this.store.exec(index.sql);
+			const rows = [ASSUMED_ROWS];
+			for (let i = 1; i <= index.columns; i++) rows.push(Math.max(1, Math.round(ASSUMED_ROWS / 4 ** i)));
+			if (index.unique) rows[index.columns] = 1;
+			this.store.statement("DELETE FROM sqlite_stat1 WHERE tbl = ?1 AND idx = ?2").run(this.tableName, index.name);
+			this.store.statement("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?1, ?2, ?3)").run(this.tableName, index.name, rows.join(" "));
+			created = true;
+		}
+		// Loads the statistics into the planner.
+		if (created) this.store.exec("ANALYZE sqlite_schema");
+	}
+
+	private indexStatements(spec: IndexSpec): IndexStatement[] {
 		const fields = Object.entries(spec.fields);
 		if (fields.length === 0) throw new Error("an index needs at least one field");
 		const expressions = fields.map(([field]) => fieldExpression(field));
 		const columns = fields.map(([, direction], i) => `${expressions[i]} ${direction === -1 ? "DESC" : "ASC"}`);
 		const name = `ix:${this.name}:${fields.map(([field, direction]) => (direction === -1 ? `-${field}` : field)).join(",")}${spec.unique ? ":unique" : ""}${spec.sparse ? ":sparse" : ""}`;
-		const statements: string[] = [];
+		const unique = spec.unique ?? false;
 		const where = spec.sparse ? ` WHERE ${expressions.map(e => `${e} IS NOT NULL`).join(" OR ")}` : "";
-		statements.push(`CREATE ${spec.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${quoteName(name)} ON ${this.table} (${columns.join(", ")})${where}`);
-		if (spec.unique && !spec.sparse) {
+		const statements = [
+			{ name, columns: fields.length, unique, sql: `CREATE ${unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${quoteName(name)} ON ${this.table} (${columns.join(", ")})${where}` }
+		];
+		if (unique && !spec.sparse) {
 			// SQLite's unique index lets NULLs repeat; MongoDB's holds a missing field (null) once per key.
 			const nullable = expressions.filter(e => e !== "_id");
 			if (nullable.length > 0) {
 				const keys = expressions.map(e => (e === "_id" ? e : `ifnull(${e}, x'')`));
-				statements.push(
-					`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteName(`${name}:nulls`)} ON ${this.table} (${keys.join(", ")}) WHERE ${nullable.map(e => `${e} IS NULL`).join(" OR ")}`
-				);
+				const nulls = `${name}:nulls`;
+				const sql = `CREATE UNIQUE INDEX IF NOT EXISTS ${quoteName(nulls)} ON ${this.table} (${keys.join(", ")}) WHERE ${nullable.map(e => `${e} IS NULL`).join(" OR ")}`;
+				statements.push({ name: nulls, columns: fields.length, unique, sql });
 			}
 		}
 		return statements;
@@ -234,14 +276,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 	async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
 		this.read();
-		const translator = this.translator();
-		const where = translator.where(filter);
-		const projected = options.projection ? Object.keys(options.projection).filter(field => field !== "_id") : null;
-		const columns = projected === null ? "doc" : projected.map((field, i) => `doc -> ${sqlString(jsonPath(field))} AS p${i}`).join(", ");
-		let sql = `SELECT _id${columns === "" ? "" : `, ${columns}`} FROM ${this.table} WHERE ${where}`;
-		if (options.sort && Object.keys(options.sort).length > 0) sql += ` ORDER BY ${translator.orderBy(options.sort)}`;
-		if (options.limit || options.skip) sql += ` LIMIT ${translator.param(options.limit || -1)} OFFSET ${translator.param(options.skip ?? 0)}`;
-		const rows = this.store.statement(sql).all(...translator.params) as Row[];
+		const { sql, params, projected } = this.findSql(filter, options);
+		const rows = this.store.statement(sql).all(...params) as Row[];
 		if (projected === null) return rows.map(row => toDoc<T>(row._id as string, row.doc as string));
 		return rows.map(row => {
 			const doc: Record<string, unknown> = { _id: row._id };
@@ -251,6 +287,25 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 			});
 			return doc as T;
 		});
+	}
+
+	/** SQLite's plan for `find(filter, options)`: one line per step, as EXPLAIN QUERY PLAN words it. */
+	explainFind(filter: Filter, options: FindOptions = {}): string[] {
+		this.read();
+		const { sql, params } = this.findSql(filter, options);
+		return (this.store.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Row[]).map(row => String(row.detail));
+	}
+
+	private findSql(filter: Filter, options: FindOptions): { sql: string; params: SqlParam[]; projected: string[] | null } {
+		const translator = this.translator();
+		const where = translator.where(filter);
+		const projected = options.projection ? Object.keys(options.projection).filter(field => field !== "_id") : null;
+		const columns = projected === null ? "doc" : projected.map((field, i) => `doc -> ${sqlString(jsonPath(field))} AS p${i}`).join(", ");
+		let sql = `SELECT _id${columns === "" ? "" : `, ${columns}`} FROM ${this.table} WHERE ${where}`;
+		const order = options.sort ? translator.orderBy(options.sort, filter) : "";
+		if (order !== "") sql += ` ORDER BY ${order}`;
+		if (options.limit || options.skip) sql += ` LIMIT ${translator.param(options.limit || -1)} OFFSET ${translator.param(options.skip ?? 0)}`;
+		return { sql, params: translator.params, projected };
 	}
 
 	async findOne(filter: Filter): Promise<T | null> {

@@ -12,11 +12,12 @@ describe("ListMemos orderBy (contract 6.4)", () => {
 		["update_time Desc", { updateTime: -1, seq: -1 }],
 		["pinned desc, create_time asc", { pinned: -1, createTime: 1, seq: 1 }],
 		["pinned asc", { pinned: 1, seq: -1 }],
-		["name asc", { _id: 1, seq: -1 }],
-		["name", { _id: -1, seq: -1 }],
+		["name asc", { _id: 1 }],
+		["name", { _id: -1 }],
+		["name desc, create_time asc", { _id: -1 }],
 		["create_time asc, update_time desc", { createTime: 1, updateTime: -1, seq: -1 }],
 		["update_time desc,create_time asc", { updateTime: -1, createTime: 1, seq: 1 }],
-		["  pinned\tdesc ,  name  asc  ", { pinned: -1, _id: 1, seq: -1 }]
+		["  pinned\tdesc ,  name  asc  ", { pinned: -1, _id: 1 }]
 	] as const)("%j", (raw, expected) => {
 		const sort = parseMemoOrderBy(raw);
 		expect(sort).toEqual(expected);
@@ -49,7 +50,7 @@ describe("ListMemoComments orderBy (contract 6.4)", () => {
 		expect(parseCommentOrderBy("")).toEqual({ createTime: 1, seq: 1 });
 	});
 	it("takes create_time, update_time and name", () => {
-		expect(parseCommentOrderBy("update_time desc, name asc")).toEqual({ updateTime: -1, _id: 1, seq: -1 });
+		expect(parseCommentOrderBy("update_time desc, name asc")).toEqual({ updateTime: -1, _id: 1 });
 	});
 	it("refuses pinned", () => {
 		expect(thrownServiceError(() => parseCommentOrderBy("pinned")).message).toMatch(/unknown field "pinned"/);

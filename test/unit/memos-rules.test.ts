@@ -219,7 +219,11 @@ describe("ListMemos candidates (contract 7.2)", () => {
 		]);
 	});
 
-	test("archived: own only; showDeleted lifts the deleteTime condition", () => {
-		expect(candidateBranches(admin, "ARCHIVED", true)).toEqual([{ parentId: null, state: "ARCHIVED", creatorId: admin.id }]);
+	test("archived: own only; showDeleted adds the soft-deleted memos of each branch as a branch of their own", () => {
+		const common = { parentId: null, state: "ARCHIVED", creatorId: admin.id };
+		expect(candidateBranches(admin, "ARCHIVED", true)).toEqual([
+			{ ...common, deleteTime: null },
+			{ ...common, deleteTime: { $gt: 0 } }
+		]);
 	});
 });

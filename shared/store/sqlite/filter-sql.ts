@@ -153,10 +153,32 @@ export class FilterTranslator {
 		return this.condition(() => [source], condition);
 	}
 
-	orderBy(sort: Sort): string {
+	/**
+	 * The ORDER BY of `sort`, without the keys `filter` fixes to one value: they order nothing,
+	 * and SQLite would sort in a temporary B-tree rather than see that an index keeps the order
+	 * when such a key is named (empty when no key is left).
+	 */
+	orderBy(sort: Sort, filter: Filter = {}): string {
+		const fixed = this.fixedFields(filter);
 		return Object.entries(sort)
+			.filter(([field]) => !fixed.has(field))
 			.map(([field, direction]) => `${fieldExpression(field, this.root)} ${direction === -1 ? "DESC" : "ASC"}`)
 			.join(", ");
+	}
+
+	/** Top-level fields that hold no array and that `filter` sets equal to one scalar. */
+	private fixedFields(filter: Filter, into = new Set<string>()): Set<string> {
+		for (const [key, value] of Object.entries(filter)) {
+			if (key === "$and" && Array.isArray(value)) {
+				for (const query of value) if (isPlainObject(query)) this.fixedFields(query, into);
+				continue;
+			}
+			if (key.startsWith("$") || key.includes(".") || this.arrays.has(key)) continue;
+			const single = isPlainObject(value) && Object.keys(value).length === 1;
+			const operand = single && "$eq" in value ? value.$eq : single && Array.isArray(value.$in) && value.$in.length === 1 ? value.$in[0] : value;
+			if (operand === null || ["string", "number", "boolean"].includes(typeof operand)) into.add(key);
+		}
+		return into;
 	}
 
 	param(value: SqlParam): string {
@@ -297,7 +319,9 @@ export class FilterTranslator {
 		const others = values.filter(value => typeof value !== "number" && (typeof value !== "string" || /^[[{]/.test(value))).map(value => this.equality(value));
 		return source => {
 			const parts: string[] = [];
-			if (strings.length > 0) parts.push(`${source.value} IN (${strings.join(", ")})`);
+			// One value is an equality, which the planner also uses to order by the following index keys.
+			if (strings.length === 1) parts.push(`${source.value} = ${strings[0]}`);
+			else if (strings.length > 0) parts.push(`${source.value} IN (${strings.join(", ")})`);
 			if (numbers.length > 0) parts.push(`(${source.value} IN (${numbers.join(", ")}) AND ${source.type} IN ('integer', 'real'))`);
 			for (const test of others) parts.push(test(source));
 			return or(parts);
