@@ -11,7 +11,7 @@ import { assertSpaceAccess } from "../../services/spaces/space-access.js";
 import type { MemberDoc, SpaceDoc } from "../../services/spaces/space-doc.js";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { codeOf, expectServiceError, rejectionOf } from "../support/service-errors.js";
 
 /** The access checks of contract 2.2, 2.4, 3, 8 and 11.2, each answer and its error code. */
@@ -58,7 +58,7 @@ describe("attachments (contract 3.3, 8.1, 8.3)", () => {
 describe("users (contract 2.4)", () => {
 	const user = (id: string, role: UserDoc["role"], state: UserDoc["state"] = "NORMAL") => ({ _id: id, username: id, role, state }) as UserDoc;
 	const usersWith = async (...docs: UserDoc[]) => {
-		const users = new NedbDocumentStore({ dir: null }).collection<UserDoc>(USERS);
+		const users = new SqliteDocumentStore({ dir: null }).collection<UserDoc>(USERS);
 		for (const doc of docs) await users.insert(doc);
 		return users;
 	};
