@@ -7,7 +7,7 @@ import { authActions } from "../../services/auth/auth.contract.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { startNode, type NodeHandle } from "../../shared/runtime/node.js";
 import type { DocumentStore } from "../../shared/store/document-store.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
 import { waitFor } from "../support/processes.js";
 import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
@@ -69,7 +69,7 @@ describeCluster("personal access tokens on two auth nodes", () => {
 	beforeAll(async () => {
 		cluster = await startCluster("memos-pat-");
 		dataRoot = await mkdtemp(path.join(os.tmpdir(), "memos-pat-nodes-"));
-		shared = process.env.MONGO_URL ? undefined : new NedbDocumentStore({ dir: null });
+		shared = process.env.MONGO_URL ? undefined : new SqliteDocumentStore({ dir: null });
 		await start("gateway", "gateway");
 		await start("backend", "memos,attachments,spaces,instance");
 		for (const id of authNodes) {
