@@ -10,7 +10,7 @@ import type { CookieMeta } from "../../shared/refresh-cookie.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources } from "../../shared/runtime/resources.js";
 import { settingUpdated, settingValue } from "../../shared/settings/instance-settings.contract.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
 import { rejectionOf } from "../support/service-errors.js";
 
@@ -26,7 +26,7 @@ const cleanUps: string[] = [];
 const changedUsers: string[] = [];
 
 let broker: ServiceBroker;
-let documents: NedbDocumentStore;
+let documents: SqliteDocumentStore;
 
 /** A request context: what the gateway would hand over, and the meta the action sets (cookies). */
 function request(meta: CookieMeta = {}): Context<unknown, CookieMeta> {
@@ -51,7 +51,7 @@ async function signIn(username: string, password: string): Promise<{ accessToken
 }
 
 beforeAll(async () => {
-	documents = new NedbDocumentStore({ dir: null });
+	documents = new SqliteDocumentStore({ dir: null });
 	broker = new ServiceBroker({ logger: false });
 	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent", JWT_SECRET: "auth-service-test-secret-0123456789abcdef" }), documents });
 	broker.createService(AuthService);

@@ -10,7 +10,7 @@ import type { Caller } from "../../shared/caller.js";
 import { broadcast, call, onEvent } from "../../shared/contract.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources } from "../../shared/runtime/resources.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
 import { rejectionOf } from "../support/service-errors.js";
 
@@ -31,14 +31,14 @@ let statsCalls = 0;
 const settingEvents: (string | undefined)[] = [];
 
 let broker: ServiceBroker;
-let documents: NedbDocumentStore;
+let documents: SqliteDocumentStore;
 
 const as = (user: Caller | null) => ({ meta: { user } });
 const patch = (key: string, setting: Record<string, unknown>, updateMask?: string) =>
 	call(broker, instanceActions.updateSetting, { key, setting, ...(updateMask === undefined ? {} : { updateMask }) }, as(admin));
 
 beforeAll(async () => {
-	documents = new NedbDocumentStore({ dir: null });
+	documents = new SqliteDocumentStore({ dir: null });
 	broker = new ServiceBroker({ logger: false });
 	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent", INSTANCE_URL: "https://memos.example" }), documents });
 	broker.createService(InstanceService);

@@ -7,7 +7,7 @@ import type { Caller } from "../../shared/caller.js";
 import { call, onEvent } from "../../shared/contract.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources } from "../../shared/runtime/resources.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
 import { rejectionOf } from "../support/service-errors.js";
 
@@ -38,7 +38,7 @@ const detached: string[] = [];
 const events: { name: string; payload: SpaceMemberEvent }[] = [];
 
 let broker: ServiceBroker;
-let documents: NedbDocumentStore;
+let documents: SqliteDocumentStore;
 
 const as = (who: Caller | null) => ({ meta: { user: who, requestTime: Date.now() } });
 const memberNames = async (space: string, who: Caller) =>
@@ -46,7 +46,7 @@ const memberNames = async (space: string, who: Caller) =>
 const eventsSince = (start: number) => events.slice(start).map(e => `${e.name} ${e.payload.spaceId} ${e.payload.userIds.join(",")}`);
 
 beforeAll(async () => {
-	documents = new NedbDocumentStore({ dir: null });
+	documents = new SqliteDocumentStore({ dir: null });
 	broker = new ServiceBroker({ logger: false });
 	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
 	broker.createService(SpacesService);
