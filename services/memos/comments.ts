@@ -1,12 +1,12 @@
-import type { Context } from "moleculer";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { failedPrecondition, invalidArgument, unauthenticated } from "../../shared/errors.js";
-import { pathId } from "../../shared/ids.js";
-import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
+import type { Caller } from "../../shared/caller.js";
+import { failedPrecondition } from "../../shared/errors.js";
+import { listPage } from "../../shared/paging/list-page.js";
 import type { Filter } from "../../shared/store/document-store.js";
 import { parseCommentOrderBy } from "./filter/order-by.js";
 import { assertReadable } from "./memo-access.js";
-import type { MemosActions } from "./memos-schema.js";
+import { createMemo, type CreateMemoParams, type CreatedMemo } from "./memo-create.js";
+import type { MemoDoc } from "./memo-doc.js";
+import type { MemosDeps } from "./memos-deps.js";
 import { readableBranches } from "./readable-query.js";
 
 const LIST_MEMO_COMMENTS = "ListMemoComments";
@@ -21,63 +21,54 @@ function readableCommentBranches(parentId: string, caller: Caller | null, spaceI
 	return readableBranches({ parentId, state: "NORMAL", deleteTime: null }, caller, spaceIds);
 }
 
-type CommentCtx<P> = Context<P, RequestMeta>;
-
-function text(value: unknown, name: string): string {
-	if (value === undefined) return "";
-	if (typeof value !== "string") throw invalidArgument(`${name} must be given once, as a string`);
-	return value;
+/**
+ * CreateMemoComment (contract 7.7): an independent memo whose `parentId` is its COMMENT
+ * relation, so the memo and the relation are one insert. It inherits nothing. Without its
+ * attachments when the parent was deleted meanwhile (they are read again); null when the
+ * comment is gone too.
+ */
+export async function createMemoComment(
+	deps: MemosDeps,
+	caller: Caller,
+	parentId: string,
+	params: CreateMemoParams,
+	now: number
+): Promise<CreatedMemo | { memo: MemoDoc; attachments?: undefined } | null> {
+	const { memos } = deps.store;
+	const parent = await memos.findOne({ _id: parentId });
+	assertReadable(parent, parentId, caller, await deps.peers.spacesOf(caller));
+	if (parent.state !== "NORMAL") throw failedPrecondition(`memo "memos/${parentId}" is archived and cannot be commented on`);
+	const created = await createMemo(deps, caller, params, parentId, now);
+	// A parent deleted while the comment was written would not have detached it: do it now.
+	if ((await memos.findOne({ _id: parentId, deleteTime: null })) === null) {
+		const id = created.memo._id;
+		await memos.update({ _id: id, parentId }, { $set: { parentId: null } });
+		const detached = await memos.findOne({ _id: id });
+		return detached === null ? null : { memo: detached };
+	}
+	return created;
 }
 
-export const commentActions: MemosActions = {
-	/**
-	 * CreateMemoComment (contract 7.7): an independent memo whose `parentId` is its COMMENT
-	 * relation, so the memo and the relation are one insert. It inherits nothing.
-	 */
-	createMemoComment: {
-		async handler(ctx: CommentCtx<{ memo?: unknown; commentId?: unknown; comment?: unknown }>) {
-			const caller = ctx.meta.user;
-			if (!caller) throw unauthenticated();
-			const parentId = pathId(ctx.params.memo);
-			const memos = this.memoCollection();
-			const parent = await memos.findOne({ _id: parentId });
-			assertReadable(parent, parentId, caller, await this.callerSpaces(ctx));
-			if (parent.state !== "NORMAL") throw failedPrecondition(`memo "memos/${parentId}" is archived and cannot be commented on`);
-			const json = await this.insertMemo(ctx, { memoId: ctx.params.commentId, memo: ctx.params.comment }, parentId);
-			// A parent deleted while the comment was written would not have detached it: do it now.
-			if ((await memos.findOne({ _id: parentId, deleteTime: null })) === null) {
-				const id = String(json.name).slice("memos/".length);
-				await memos.update({ _id: id, parentId }, { $set: { parentId: null } });
-				const [detached] = await this.memoResponses(ctx, (await memos.find({ _id: id })));
-				return detached;
-			}
-			return json;
-		}
-	},
-
-	/** ListMemoComments (contract 7.7): read access to the memo; its comments the caller can read, ordered by orderBy. */
-	listMemoComments: {
-		async handler(ctx: CommentCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown; orderBy?: unknown }>) {
-			const caller = ctx.meta.user ?? null;
-			const parentId = pathId(ctx.params.memo);
-			const pageSize = pageSizeParam(ctx.params.pageSize);
-			const pageToken = text(ctx.params.pageToken, "pageToken");
-			const orderBy = text(ctx.params.orderBy, "orderBy");
-			const sort = parseCommentOrderBy(orderBy);
-			const memos = this.memoCollection();
-			const spaces = await this.callerSpaces(ctx);
-			assertReadable(await memos.findOne({ _id: parentId }), parentId, caller, spaces);
-			const bound = { memo: parentId, orderBy, caller: caller?.id ?? null };
-			const page = await listPage(memos, {
-				operation: LIST_MEMO_COMMENTS,
-				query: bound,
-				pageSize,
-				pageToken,
-				sort,
-				keyTypes: SORT_KEY_TYPES,
-				branches: readableCommentBranches(parentId, caller, [...spaces.keys()])
-			});
-			return { memos: await this.memoResponses(ctx, page.items), nextPageToken: page.nextPageToken };
-		}
-	}
-};
+/** ListMemoComments (contract 7.7): read access to the memo; its comments the caller can read, ordered by orderBy. */
+export async function listMemoComments(
+	deps: MemosDeps,
+	caller: Caller | null,
+	parentId: string,
+	request: { pageSize: number; pageToken: string; orderBy: string }
+): Promise<{ items: MemoDoc[]; nextPageToken: string }> {
+	const { pageSize, pageToken, orderBy } = request;
+	const sort = parseCommentOrderBy(orderBy);
+	const { memos } = deps.store;
+	const spaces = await deps.peers.spacesOf(caller);
+	assertReadable(await memos.findOne({ _id: parentId }), parentId, caller, spaces);
+	const bound = { memo: parentId, orderBy, caller: caller?.id ?? null };
+	return listPage(memos, {
+		operation: LIST_MEMO_COMMENTS,
+		query: bound,
+		pageSize,
+		pageToken,
+		sort,
+		keyTypes: SORT_KEY_TYPES,
+		branches: readableCommentBranches(parentId, caller, [...spaces.keys()])
+	});
+}

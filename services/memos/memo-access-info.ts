@@ -1,25 +1,18 @@
-import type { Context } from "moleculer";
-import type { RequestMeta } from "../../shared/caller.js";
+import type { Caller } from "../../shared/caller.js";
 import { ServiceError } from "../../shared/errors.js";
-import type { Collection } from "../../shared/store/document-store.js";
 import { assertReadable, canRead } from "./memo-access.js";
 import type { MemoAccessInfo } from "./memos.contract.js";
-import type { MemoDoc } from "./memo-doc.js";
-import { NO_SPACES, readableInSpace, type SpaceRoles } from "./memo-spaces.js";
+import { readableInSpace } from "./memo-spaces.js";
+import type { MemosDeps } from "./memos-deps.js";
 
 /**
  * The memos of `memoIds` that exist and are not deleted (missing ones are left out), with the
  * caller's read right, in one call per request.
  */
-export async function memoAccessInfo(
-	memos: Collection<MemoDoc>,
-	memoIds: readonly string[],
-	ctx: Context<unknown, RequestMeta>,
-	spaces: SpaceRoles = NO_SPACES
-): Promise<MemoAccessInfo[]> {
+export async function memoAccessInfo(deps: MemosDeps, memoIds: readonly string[], caller: Caller | null): Promise<MemoAccessInfo[]> {
+	const spaces = await deps.peers.spacesOf(caller);
 	if (memoIds.length === 0) return [];
-	const caller = ctx.meta.user ?? null;
-	const docs = await memos.find({ _id: { $in: [...new Set(memoIds)] }, deleteTime: null });
+	const docs = await deps.store.memos.find({ _id: { $in: [...new Set(memoIds)] }, deleteTime: null });
 	return docs.map(memo => {
 		let read: MemoAccessInfo["read"] = "OK";
 		try {

@@ -1,15 +1,23 @@
-import { invalidArgument } from "../../shared/errors.js";
+import type { Caller } from "../../shared/caller.js";
+import { alreadyExists, invalidArgument } from "../../shared/errors.js";
 import { resolveId } from "../../shared/ids.js";
 import { fieldOf, messageOf } from "../../shared/request-message.js";
-import type { MemoLocation, Visibility } from "./memo-doc.js";
+import { DuplicateKeyError } from "../../shared/store/document-store.js";
+import type { LinkTarget } from "../attachments/attachments.contract.js";
+import { deriveContent } from "./content/derive-content.js";
+import type { MemoDoc, MemoLocation, Visibility } from "./memo-doc.js";
 import {
 	readContent,
 	readLocation,
 	readPinned,
 	readSpace,
 	readTime,
-	readVisibility
+	readVisibility,
+	leavesVisibilityUnspecified
 } from "./memo-fields.js";
+import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
+import type { MemosDeps } from "./memos-deps.js";
+import { assertRelatable, parseReferences, replaceReferences } from "./relations.js";
 
 export interface CreateMemoParams {
 	memoId?: unknown;
@@ -54,4 +62,55 @@ export function parseCreateMemo(params: CreateMemoParams, contentLimit: number, 
 		updateTime: readTime(fieldOf(body, "updateTime"), "updateTime"),
 		attachments: fieldOf(body, "attachments")
 	};
+}
+
+/** What the attachments service needs to link attachments to `memo` (contract 7.9). */
+export function linkTarget(memo: MemoDoc): LinkTarget {
+	return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, spaceReadable: readableInSpace(memo) };
+}
+
+/** A created memo and the attachments it was created with, in display order. */
+export interface CreatedMemo {
+	memo: MemoDoc;
+	attachments: Record<string, unknown>[];
+}
+
+/** CreateMemo, and CreateMemoComment with `parentId` (contract 7.3, 7.7). */
+export async function createMemo(deps: MemosDeps, caller: Caller, params: CreateMemoParams, parentId: string | null, now: number): Promise<CreatedMemo> {
+	// A new memo without a visibility takes its creator's default (user setting GENERAL, contract 16); a comment stays PRIVATE.
+	const defaultVisibility = parentId === null && leavesVisibilityUnspecified(params.memo) ? await deps.peers.defaultVisibility(caller.id) : "PRIVATE";
+	const input = parseCreateMemo(params, await deps.contentLengthLimit(), defaultVisibility);
+	const relatedIds = parseReferences(fieldOf(messageOf(params.memo, "memo"), "relations"), input.id);
+	const spaces = await deps.peers.spacesOf(caller);
+	await assertRelatable(deps.store, relatedIds, caller, spaces);
+	assertCanPlace(spaces, input.spaceId);
+	const memo: MemoDoc = {
+		_id: input.id,
+		seq: await deps.store.nextSeq(),
+		creatorId: caller.id,
+		content: input.content,
+		visibility: input.visibility,
+		state: "NORMAL",
+		pinned: input.pinned,
+		createTime: input.createTime ?? now,
+		updateTime: input.updateTime ?? now,
+		...deriveContent(input.content),
+		location: input.location,
+		spaceId: input.spaceId,
+		parentId,
+		deleteTime: null
+	};
+	const target = linkTarget(memo);
+	if (input.attachments !== undefined) await deps.peers.linkAttachments(target, input.attachments, false);
+	try {
+		await deps.store.memos.insert(memo);
+	} catch (err) {
+		// Soft-deleted memos keep their document, so their ids stay taken until purged.
+		if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
+		throw err;
+	}
+	deps.countCreated(parentId === null ? "memo" : "comment");
+	const attachments = input.attachments === undefined ? [] : ((await deps.peers.linkAttachments(target, input.attachments, true)) ?? []);
+	await replaceReferences(deps.store, memo._id, relatedIds, now);
+	return { memo, attachments };
 }

@@ -43,4 +43,36 @@ export interface MemoDoc {
 	[key: string]: unknown;
 }
 
-export const MEMOS = "memos";
+/**
+ * A REFERENCE relation (contract 4.2, 7.8), one document per (memo, related memo). A COMMENT
+ * relation is not stored apart: it is the comment memo's `parentId` (relations.ts).
+ */
+export interface RelationDoc {
+	/** `r:{memoId}:{relatedMemoId}`; ids never contain a colon, so duplicates cannot exist. */
+	_id: string;
+	memoId: string;
+	relatedMemoId: string;
+	createTime: number;
+	[key: string]: unknown;
+}
+
+/** A reaction (contract 4.3, 7.10): at most one per (user, memo), enforced by a unique index. */
+export interface ReactionDoc {
+	_id: string;
+	memoId: string;
+	creatorId: string;
+	reactionType: string;
+	createTime: number;
+	[key: string]: unknown;
+}
+
+/** A share link (contract 4.4, 7.11). The document id is the bearer token itself. */
+export interface ShareDoc {
+	_id: string;
+	memoId: string;
+	creatorId: string;
+	createTime: number;
+	/** Epoch ms; null never expires. */
+	expireTime: number | null;
+	[key: string]: unknown;
+}

@@ -9,7 +9,7 @@ export interface MemoJsonOptions {
 	withDeleteTime?: boolean;
 	/** The memo's attachments in display order, from the attachments service. */
 	attachments?: Record<string, unknown>[];
-	/** MemoRelation and Reaction messages, oldest first (relations-store.ts, reactions.ts). */
+	/** MemoRelation and Reaction messages, oldest first (relations.ts, reactions.ts). */
 	relations?: Record<string, unknown>[];
 	reactions?: Record<string, unknown>[];
 	/** GetSharedMemo leaves `parent` out (contract 7.11). */

@@ -1,12 +1,19 @@
-import type { Context } from "moleculer";
-import type { RequestMeta } from "../../shared/caller.js";
+import type { Caller } from "../../shared/caller.js";
 import { formatName } from "../../shared/names.js";
 import type { MemoDoc } from "./memo-doc.js";
 import { toMemoJson } from "./memo-json.js";
-import type { MemoResponseOptions, MemosThis } from "./memos-schema.js";
-import { reactionCollection, reactionsFor, toReactionJson } from "./reactions.js";
-import { relationCollection } from "./relations.js";
-import { relationsFor } from "./relations-store.js";
+import type { AttachmentsByMemo, MemosDeps } from "./memos-deps.js";
+import { reactionsFor, toReactionJson } from "./reactions.js";
+import { relationsFor } from "./relations.js";
+
+export interface MemoResponseOptions {
+	/** ListMemos with showDeleted (contract 4.1). */
+	withDeleteTime?: boolean;
+	/** GetSharedMemo: `parent` omitted, `relations` empty (contract 7.11). */
+	shared?: boolean;
+	/** The memos' attachments when the caller already has them (CreateMemo): no `attachments.forMemos` call. */
+	attachments?: AttachmentsByMemo;
+}
 
 /**
  * Memo messages for `docs` with everything a response carries: the creators' and reactors'
@@ -15,22 +22,21 @@ import { relationsFor } from "./relations-store.js";
  * queries), whatever the number of memos.
  */
 export async function memoResponses(
-	service: MemosThis,
-	ctx: Context<unknown, RequestMeta>,
+	deps: MemosDeps,
+	caller: Caller | null,
 	docs: readonly MemoDoc[],
-	options: MemoResponseOptions
+	options: MemoResponseOptions = {}
 ): Promise<Record<string, unknown>[]> {
 	if (docs.length === 0) return [];
 	const ids = docs.map(doc => doc._id);
-	const caller = ctx.meta.user ?? null;
 	const [attachments, relations, reactions] = await Promise.all([
-		options.attachments ?? service.attachmentsOf(ctx, ids),
-		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(relationCollection(service.broker), service.memoCollection(), docs, caller, await service.callerSpaces(ctx)),
-		reactionsFor(reactionCollection(service.broker), ids)
+		options.attachments ?? deps.peers.attachmentsOf(ids),
+		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(deps.store, docs, caller, await deps.peers.spacesOf(caller)),
+		reactionsFor(deps.store, ids)
 	]);
 	const userIds = [...docs.map(doc => doc.creatorId), ...[...reactions.values()].flat().map(reaction => reaction.creatorId)];
 	// The caller's own name came with the request.
-	const names = await service.creatorNames(ctx, caller === null ? userIds : userIds.filter(id => id !== caller.id));
+	const names = await deps.peers.userNames(caller === null ? userIds : userIds.filter(id => id !== caller.id));
 	if (caller !== null) names.set(caller.id, formatName("user", caller.username));
 	return docs.map(doc =>
 		toMemoJson(doc, {

@@ -1,8 +1,11 @@
-import { invalidArgument } from "../../shared/errors.js";
+import type { Caller } from "../../shared/caller.js";
+import { invalidArgument, notFound } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { fieldOf, messageOf } from "../../shared/request-message.js";
 import type { Update } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
+import { assertCanUpdate } from "./memo-access.js";
+import { linkTarget } from "./memo-create.js";
 import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 import {
 	readContent,
@@ -13,6 +16,9 @@ import {
 	readTime,
 	readVisibility
 } from "./memo-fields.js";
+import { attachmentsFollow, checkSpaceMove } from "./memo-space-changes.js";
+import type { MemosDeps } from "./memos-deps.js";
+import { assertRelatable, parseReferences, replaceReferences } from "./relations.js";
 
 /** The mask paths of contract 7.5. */
 export const UPDATE_MEMO_PATHS = [
@@ -117,4 +123,23 @@ export function memoUpdate(memo: MemoDoc, changes: MemoChanges): Update {
 	if (changes.location !== undefined) set.location = changes.location;
 	if (changes.spaceId !== undefined) set.spaceId = changes.spaceId;
 	return { $set: set };
+}
+
+/** UpdateMemo (contract 7.5): the memo as updated. */
+export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, params: UpdateMemoParams, now: number): Promise<MemoDoc> {
+	const { store, peers } = deps;
+	const changes = parseUpdateMemo(params, await deps.contentLengthLimit(), now);
+	const relatedIds = changes.relations === undefined ? undefined : parseReferences(changes.relations, id);
+	const memo = await store.memos.findOne({ _id: id });
+	assertCanUpdate(memo, id, caller);
+	if (relatedIds !== undefined) await assertRelatable(store, relatedIds, caller, await peers.spacesOf(caller));
+	await checkSpaceMove(deps, caller, memo, changes.spaceId);
+	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(memo), changes.attachments, false);
+	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
+	// Deleted between the read and the write.
+	if (updated === null) throw notFound(`memo "memos/${id}" not found`);
+	await attachmentsFollow(deps, memo, updated);
+	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(updated), changes.attachments, true);
+	if (relatedIds !== undefined) await replaceReferences(store, id, relatedIds, now);
+	return updated;
 }

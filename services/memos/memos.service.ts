@@ -1,99 +1,327 @@
-import type { Context, ServiceSchema } from "moleculer";
+import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import { BoundedCache } from "../../shared/cache/bounded-cache.js";
+import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { signedIn, type RequestMeta } from "../../shared/caller.js";
-import { alreadyExists, notFound } from "../../shared/errors.js";
+import { call } from "../../shared/contract.js";
+import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
-import { listPage } from "../../shared/paging/list-page.js";
-import { call } from "../../shared/contract.js";
-import { fieldOf, messageOf, queryBoolOf } from "../../shared/request-message.js";
-import { nextSequence } from "../../shared/sequence.js";
+import { pageSizeParam } from "../../shared/paging/list-page.js";
+import { queryBoolOf } from "../../shared/request-message.js";
 import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
-import { documentsOf } from "../../shared/runtime/resources.js";
-import { InstanceSettingsMixin } from "../../shared/settings/instance-settings.mixin.js";
-import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
-import { attachmentsActions, type LinkTarget } from "../attachments/attachments.contract.js";
+import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
+import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { authActions } from "../auth/auth.contract.js";
-import { deriveContent } from "./content/derive-content.js";
-import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
-import { parseMemoOrderBy } from "./filter/order-by.js";
-import { candidateBranches, candidateTags } from "./list-query.js";
-import { ensureMemoIndexes } from "./memo-indexes.js";
+import { spacesActions, spacesEvents, type SpaceMemberEvent } from "../spaces/spaces.contract.js";
+import { createMemoComment, listMemoComments } from "./comments.js";
+import { linkMetadata, linkMetadataCache, parseLinkUrl, parseLinkUrls, type LinkMetadataCache } from "./link-metadata/link-metadata.js";
 import { parseListMemosQuery } from "./list-params.js";
-import { assertCanDelete, assertCanUpdate, assertReadable } from "./memo-access.js";
+import { listMemos } from "./list-memos.js";
+import { assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
-import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
-import { MemoSpacesMixin } from "./memo-spaces.mixin.js";
-import { parseCreateMemo, type CreateMemoParams } from "./memo-create.js";
-import { MEMOS, type MemoDoc } from "./memo-doc.js";
-import { MIN_CONTENT_LENGTH_LIMIT, leavesVisibilityUnspecified } from "./memo-fields.js";
-import { memoUpdate, parseUpdateMemo, type UpdateMemoParams } from "./memo-update.js";
-import { commentActions } from "./comments.js";
-import { linkMetadataActions } from "./link-metadata/link-metadata.js";
-import { deleteUserDataAction } from "./delete-user-data.js";
+import { createMemo, type CreateMemoParams } from "./memo-create.js";
+import { deleteMemo, deleteUserData, purgeExpiredMemos } from "./memo-delete.js";
+import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
 import { memoResponses } from "./memo-responses.js";
-import type { MemoResponseOptions, MemosMethods, MemosSettings, MemosVars } from "./memos-schema.js";
-import { reactionActions } from "./reactions.js";
-import { assertRelatable, detachMemos, parseReferences, relationActions, relationCollection, replaceReferences } from "./relations.js";
-import { ensureMemoExtrasIndexes, purgeMemoExtras } from "./memo-extras.js";
-import { shareActions } from "./shares.js";
+import { detachSpace, spaceMemoCount } from "./memo-space-changes.js";
+import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
+import { updateMemo, type UpdateMemoParams } from "./memo-update.js";
+import type { MemoAccessInfo } from "./memos.contract.js";
+import type { MemosDeps } from "./memos-deps.js";
+import { ensureMemosIndexes, memosStore } from "./memos-store.js";
+import { deleteMemoReaction, listMemoReactions, parseReactionType, upsertMemoReaction } from "./reactions.js";
+import { listMemoRelations, setMemoRelations } from "./relations.js";
+import { createMemoShare, deleteMemoShare, listMemoShares, liveSharedMemo, toShareJson } from "./shares.js";
 import { getUserStats, listAllUserStats, type UserStatsDeps } from "./user-stats.js";
 
-/** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
-export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * How long a user's memberships serve requests without asking again (the staleness a lost
+ * event can cost); the spaces service's events drop them sooner, so one look-up serves the
+ * calls of a request without a removed member keeping access.
+ */
+const MEMBERSHIP_TTL_MS = 1000;
+const MEMBERSHIP_CACHE_USERS = 10_000;
 
-const SEQUENCES = "memo_sequences";
-
-/** The JS type of each sortable memo field, to check positions read from page tokens. */
-const SORT_KEY_TYPES = {
-	pinned: "boolean",
-	createTime: "number",
-	updateTime: "number",
-	_id: "string",
-	seq: "number"
-} as const;
-
-const LIST_MEMOS = "ListMemos";
-
-type MemoCtx<P> = Context<P, RequestMeta>;
-
-
-/** What the attachments service needs to link attachments to `memo` (contract 7.9). */
-function linkTarget(memo: MemoDoc): LinkTarget {
-	return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, spaceReadable: readableInSpace(memo) };
+interface MemosSettings extends ServiceSettingSchema {
+	/** How often soft-deleted memos past their retention are looked for. */
+	purgeIntervalMs: number;
 }
 
+interface MemosMethods extends InstanceSettingsMethods {
+	/** The rules' dependencies, with the other services called on behalf of `caller` (a request, or the broker). */
+	deps(caller: Context | ServiceBroker): MemosDeps;
+	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
+	clockNow(): number;
+	purgeExpiredMemos(now: number): Promise<number>;
+}
 
+interface MemosVars {
+	/** The caller's spaces and roles per user id, dropped by the spaces service's membership events. */
+	membershipCache: BoundedCache<string, Promise<SpaceRoles>>;
+	linkCache: LinkMetadataCache;
+	purgeTimer?: NodeJS.Timeout;
+}
+
+type MemosThis = Service & MemosVars & MemosMethods;
+type Ctx<P> = Context<P, RequestMeta>;
+
+const requestTime = (ctx: Ctx<unknown>) => ctx.meta.requestTime ?? Date.now();
+
+/** A list's page token: absent, or a string. */
+function pageTokenParam(value: unknown): string | undefined {
+	if (value !== undefined && typeof value !== "string") throw invalidArgument("pageToken must be a string");
+	return value;
+}
+
+/** A text query parameter given once: absent reads as empty. */
+function text(value: unknown, name: string): string {
+	if (value === undefined) return "";
+	if (typeof value !== "string") throw invalidArgument(`${name} must be given once, as a string`);
+	return value;
+}
+
+/** What the user stats count with, for the caller of `ctx`. */
+async function userStatsDeps(deps: MemosDeps, ctx: Ctx<unknown>): Promise<UserStatsDeps> {
+	const caller = ctx.meta.user ?? null;
+	return {
+		memos: deps.store.memos,
+		caller,
+		spaceIds: [...(await deps.peers.spacesOf(caller)).keys()],
+		lookupUsers: query => call(ctx, authActions.lookupUsers, query)
+	};
+}
+
+/** MemoService (contract 7): memos, comments, relations, reactions, share links, link metadata. */
 const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	name: "memos",
 	// Mixins are typed with their own `this`; `mixins` takes untyped schemas.
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, MemoSpacesMixin as Partial<ServiceSchema>],
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
 
 	settings: {
 		purgeIntervalMs: 60 * 60 * 1000
 	},
 
 	actions: {
-		...commentActions,
-		...relationActions,
-		...reactionActions,
-		...shareActions,
-		...deleteUserDataAction,
-		...linkMetadataActions,
+		/** GetUserStats (contract 16): `users/{user}:getStats`, over that user's memos the caller can read. */
+		getUserStats: {
+			async handler(ctx: Ctx<{ user?: unknown }>) {
+				return getUserStats(await userStatsDeps(this.deps(ctx), ctx), ctx.params.user);
+			}
+		},
+
+		/** ListAllUserStats (contract 16): `users:stats`, per user with memos the caller can read. */
+		listAllUserStats: {
+			async handler(ctx: Ctx<{ state?: unknown; filter?: unknown }>) {
+				return listAllUserStats(await userStatsDeps(this.deps(ctx), ctx), ctx.params);
+			}
+		},
+
+		/** GET /api/v1/memos (contract 7.2). */
+		listMemos: {
+			async handler(ctx: Ctx<Record<string, unknown>>) {
+				const caller = ctx.meta.user ?? null;
+				const query = parseListMemosQuery(ctx.params);
+				const deps = this.deps(ctx);
+				const page = await listMemos(deps, caller, query, requestTime(ctx));
+				return { memos: await memoResponses(deps, caller, page.items, { withDeleteTime: query.showDeleted }), nextPageToken: page.nextPageToken };
+			}
+		},
+
+		/** POST /api/v1/memos (contract 7.3). */
+		createMemo: {
+			async handler(ctx: Ctx<CreateMemoParams>) {
+				const caller = signedIn(ctx);
+				const deps = this.deps(ctx);
+				const { memo, attachments } = await createMemo(deps, caller, ctx.params, null, requestTime(ctx));
+				// A new memo has only the attachments it was created with: no `attachments.forMemos` call.
+				const [json] = await memoResponses(deps, caller, [memo], { attachments: { [memo._id]: attachments } });
+				return json;
+			}
+		},
+
+		/** GET /api/v1/memos/{memo} (contract 7.4): the read rule of 1.10. */
+		getMemo: {
+			async handler(ctx: Ctx<{ memo?: unknown }>) {
+				const caller = ctx.meta.user ?? null;
+				const id = pathId(ctx.params.memo);
+				const deps = this.deps(ctx);
+				const memo = await deps.store.memos.findOne({ _id: id });
+				assertReadable(memo, id, caller, await deps.peers.spacesOf(caller));
+				const [json] = await memoResponses(deps, caller, [memo]);
+				return json;
+			}
+		},
+
+		/** PATCH /api/v1/memos/{memo} (contract 7.5). */
+		updateMemo: {
+			async handler(ctx: Ctx<UpdateMemoParams & { memo?: unknown }>) {
+				const caller = signedIn(ctx);
+				const deps = this.deps(ctx);
+				const updated = await updateMemo(deps, caller, pathId(ctx.params.memo), ctx.params, requestTime(ctx));
+				const [json] = await memoResponses(deps, caller, [updated]);
+				return json;
+			}
+		},
+
+		/** DELETE /api/v1/memos/{memo} (contract 7.6): soft delete, or purge with `force`. */
+		deleteMemo: {
+			async handler(ctx: Ctx<{ memo?: unknown; force?: unknown }>): Promise<void> {
+				const caller = signedIn(ctx);
+				const id = pathId(ctx.params.memo);
+				await deleteMemo(this.deps(ctx), caller, id, queryBoolOf(ctx.params, "force"), requestTime(ctx));
+			}
+		},
+
+		/** POST /api/v1/memos/{memo}/comments (contract 7.7). */
+		createMemoComment: {
+			async handler(ctx: Ctx<{ memo?: unknown; commentId?: unknown; comment?: unknown }>) {
+				const caller = ctx.meta.user;
+				if (!caller) throw unauthenticated();
+				const deps = this.deps(ctx);
+				const params = { memoId: ctx.params.commentId, memo: ctx.params.comment };
+				const created = await createMemoComment(deps, caller, pathId(ctx.params.memo), params, requestTime(ctx));
+				if (created === null) return undefined;
+				const attachments = created.attachments === undefined ? undefined : { [created.memo._id]: created.attachments };
+				const [json] = await memoResponses(deps, caller, [created.memo], { attachments });
+				return json;
+			}
+		},
+
+		/** GET /api/v1/memos/{memo}/comments (contract 7.7). */
+		listMemoComments: {
+			async handler(ctx: Ctx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown; orderBy?: unknown }>) {
+				const caller = ctx.meta.user ?? null;
+				const parentId = pathId(ctx.params.memo);
+				const request = { pageSize: pageSizeParam(ctx.params.pageSize), pageToken: text(ctx.params.pageToken, "pageToken"), orderBy: text(ctx.params.orderBy, "orderBy") };
+				const deps = this.deps(ctx);
+				const page = await listMemoComments(deps, caller, parentId, request);
+				return { memos: await memoResponses(deps, caller, page.items), nextPageToken: page.nextPageToken };
+			}
+		},
+
+		/** PATCH /api/v1/memos/{memo}/relations (contract 7.8). */
+		setMemoRelations: {
+			async handler(ctx: Ctx<{ memo?: unknown; relations?: unknown }>): Promise<void> {
+				const caller = ctx.meta.user;
+				if (!caller) throw unauthenticated();
+				await setMemoRelations(this.deps(ctx), caller, pathId(ctx.params.memo), ctx.params.relations, requestTime(ctx));
+			}
+		},
+
+		/** GET /api/v1/memos/{memo}/relations (contract 7.8). */
+		listMemoRelations: {
+			async handler(ctx: Ctx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
+				const id = pathId(ctx.params.memo);
+				const request = { pageSize: pageSizeParam(ctx.params.pageSize), pageToken: pageTokenParam(ctx.params.pageToken) };
+				return listMemoRelations(this.deps(ctx), ctx.meta.user ?? null, id, request);
+			}
+		},
+
+		/** POST /api/v1/memos/{memo}/reactions (contract 7.10). */
+		upsertMemoReaction: {
+			async handler(ctx: Ctx<{ memo?: unknown; reaction?: unknown }>) {
+				const caller = ctx.meta.user;
+				if (!caller) throw unauthenticated();
+				const id = pathId(ctx.params.memo);
+				const reactionType = parseReactionType(ctx.params.reaction);
+				return upsertMemoReaction(this.deps(ctx), caller, id, reactionType, requestTime(ctx));
+			}
+		},
+
+		/** GET /api/v1/memos/{memo}/reactions (contract 7.10). */
+		listMemoReactions: {
+			async handler(ctx: Ctx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
+				const id = pathId(ctx.params.memo);
+				const request = { pageSize: pageSizeParam(ctx.params.pageSize), pageToken: pageTokenParam(ctx.params.pageToken) };
+				return listMemoReactions(this.deps(ctx), ctx.meta.user ?? null, id, request);
+			}
+		},
+
+		/** DELETE /api/v1/memos/{memo}/reactions/{reaction} (contract 7.10). */
+		deleteMemoReaction: {
+			async handler(ctx: Ctx<{ memo?: unknown; reaction?: unknown }>): Promise<void> {
+				const caller = ctx.meta.user;
+				if (!caller) throw unauthenticated();
+				await deleteMemoReaction(this.deps(ctx).store, caller, pathId(ctx.params.memo), pathId(ctx.params.reaction));
+			}
+		},
+
+		/** POST /api/v1/memos/{memo}/shares (contract 7.11). */
+		createMemoShare: {
+			async handler(ctx: Ctx<{ memo?: unknown; memoShare?: unknown }>) {
+				const share = await createMemoShare(this.deps(ctx).store, ctx.meta.user ?? null, pathId(ctx.params.memo), ctx.params.memoShare, requestTime(ctx));
+				return toShareJson(share);
+			}
+		},
+
+		/** GET /api/v1/memos/{memo}/shares (contract 7.11). */
+		listMemoShares: {
+			async handler(ctx: Ctx<{ memo?: unknown }>) {
+				const shares = await listMemoShares(this.deps(ctx).store, ctx.meta.user ?? null, pathId(ctx.params.memo));
+				return { memoShares: shares.map(toShareJson) };
+			}
+		},
+
+		/** DELETE /api/v1/memos/{memo}/shares/{share} (contract 7.11). */
+		deleteMemoShare: {
+			async handler(ctx: Ctx<{ memo?: unknown; share?: unknown }>): Promise<void> {
+				await deleteMemoShare(this.deps(ctx).store, ctx.meta.user ?? null, pathId(ctx.params.memo), pathId(ctx.params.share));
+			}
+		},
+
+		/** GET /api/v1/shares/{shareToken} (contract 7.11): no authentication; `parent` omitted and `relations` empty. */
+		getSharedMemo: {
+			async handler(ctx: Ctx<{ shareToken?: unknown }>) {
+				const deps = this.deps(ctx);
+				const memo = await liveSharedMemo(deps.store, ctx.params.shareToken, requestTime(ctx));
+				if (memo === null) throw notFound("share link not found");
+				const [json] = await memoResponses(deps, ctx.meta.user ?? null, [memo], { shared: true });
+				return json;
+			}
+		},
+
+		/** GET /api/v1/memos/-/linkMetadata (contract 7.12). */
+		getLinkMetadata: {
+			async handler(ctx: Ctx<{ url?: unknown }>) {
+				const url = parseLinkUrl(ctx.params.url ?? "", "url");
+				return { url: ctx.params.url, ...(await linkMetadata(this.deps(ctx).links, url)) };
+			}
+		},
+
+		/** POST /api/v1/memos/-/linkMetadata:batchGet (contract 7.12): answers in input order; one failure fails the call. */
+		batchGetLinkMetadata: {
+			async handler(ctx: Ctx<{ urls?: unknown }>) {
+				const urls = parseLinkUrls(ctx.params.urls);
+				const links = this.deps(ctx).links;
+				const results = await Promise.all(urls.map(url => linkMetadata(links, url)));
+				return { linkMetadata: results.map((metadata, i) => ({ url: (ctx.params.urls as string[])[i], ...metadata })) };
+			}
+		},
+
+		/** For the attachments service's file route (contract 8.5): the memo id a live share token grants, or null. */
+		resolveShare: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ token?: unknown }>): Promise<{ memoId: string } | null> {
+				const memo = await liveSharedMemo(this.deps(ctx).store, ctx.params.token, requestTime(ctx));
+				return memo === null ? null : { memoId: memo._id };
+			}
+		},
 
 		/** For the attachments service: creators, spaces and the caller's read right of memos (memo-access-info.ts). */
 		accessInfo: {
 			visibility: "public",
-			async handler(ctx: MemoCtx<{ memoIds?: string[] }>) {
-				return memoAccessInfo(this.memoCollection(), ctx.params.memoIds ?? [], ctx, await this.callerSpaces(ctx));
+			handler(ctx: Ctx<{ memoIds?: string[] }>): Promise<MemoAccessInfo[]> {
+				return memoAccessInfo(this.deps(ctx), ctx.params.memoIds ?? [], ctx.meta.user ?? null);
 			}
 		},
 
 		/** For the attachments service: SetMemoAttachments sets the memo's updateTime (contract 7.9). */
 		touch: {
 			visibility: "public",
-			async handler(ctx: MemoCtx<{ memoId: string; time: number }>): Promise<void> {
-				await this.memoCollection().update({ _id: ctx.params.memoId, deleteTime: null }, { $set: { updateTime: ctx.params.time } });
+			async handler(ctx: Ctx<{ memoId: string; time: number }>): Promise<void> {
+				await this.deps(ctx).store.memos.update({ _id: ctx.params.memoId, deleteTime: null }, { $set: { updateTime: ctx.params.time } });
 			}
 		},
 
@@ -104,140 +332,88 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		 */
 		stats: {
 			visibility: "public",
-			async handler(): Promise<{ memoCount: number }> {
-				return { memoCount: await this.memoCollection().count({ deleteTime: null }) };
+			async handler(ctx: Ctx<unknown>): Promise<{ memoCount: number }> {
+				return { memoCount: await this.deps(ctx).store.memos.count({ deleteTime: null }) };
 			}
 		},
 
-		/** GetUserStats (contract 16): `users/{user}:getStats`, over that user's memos the caller can read. */
-		getUserStats: {
-			async handler(ctx: MemoCtx<{ user?: unknown }>) {
-				return getUserStats(await this.userStatsDeps(ctx), ctx.params.user);
+		/** For the spaces service: memos (not deleted) still placed in a space (DeleteSpace without force, contract 9). */
+		spaceMemoCount: {
+			visibility: "public",
+			handler(ctx: Ctx<{ spaceId?: string }>): Promise<number> {
+				return spaceMemoCount(this.deps(ctx).store, ctx.params.spaceId ?? "");
 			}
 		},
 
-		/** ListAllUserStats (contract 16): `users:stats`, per user with memos the caller can read. */
-		listAllUserStats: {
-			async handler(ctx: MemoCtx<{ state?: unknown; filter?: unknown }>) {
-				return listAllUserStats(await this.userStatsDeps(ctx), ctx.params);
+		/** For the spaces service: every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9). */
+		detachSpace: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ spaceId?: string }>): Promise<void> {
+				const spaceId = ctx.params.spaceId;
+				if (typeof spaceId !== "string" || spaceId === "") return;
+				await detachSpace(this.deps(ctx), spaceId);
 			}
 		},
 
-		/** ListMemos (contract 7.2): candidates as index-served branches, filter, order; at most pageSize + 1 entries read per branch. */
-		listMemos: {
-			async handler(ctx: MemoCtx<Record<string, unknown>>) {
-				const caller = ctx.meta.user ?? null;
-				const query = parseListMemosQuery(ctx.params);
-				const filter = parseMemoFilter(query.filter);
-				const sort = parseMemoOrderBy(query.orderBy);
-				// The token is bound to everything that selects or orders the list, the caller included.
-				const bound = {
-					filter: query.filter,
-					orderBy: query.orderBy,
-					state: query.state,
-					showDeleted: query.showDeleted,
-					caller: caller?.id ?? null
-				};
-				const branches = candidateBranches(caller, query.state, query.showDeleted, [...(await this.callerSpaces(ctx)).keys()]);
-
-				const creatorIds = new Map<string, string>();
-				if (branches.length > 0 && filter.usernames.length > 0) {
-					const users = await call(ctx, authActions.lookupUsers, { usernames: filter.usernames });
-					for (const user of users) creatorIds.set(user.username, user.id);
-				}
-				const tags = filter.readsTags ? await candidateTags(this.memoCollection(), branches) : undefined;
-				const now = ctx.meta.requestTime ?? Date.now();
-				const page = await listPage(this.memoCollection(), {
-					operation: LIST_MEMOS,
-					query: bound,
-					pageSize: query.pageSize,
-					pageToken: query.pageToken,
-					sort,
-					keyTypes: SORT_KEY_TYPES,
-					branches,
-					where: compileMemoFilter(filter, { now, creatorIds, tags })
-				});
-				return { memos: await this.memoResponses(ctx, page.items, { withDeleteTime: query.showDeleted }), nextPageToken: page.nextPageToken };
-			}
-		},
-
-		/** CreateMemo (contract 7.3). */
-		createMemo: {
-			async handler(ctx: MemoCtx<CreateMemoParams>) {
-				return this.insertMemo(ctx, ctx.params, null);
-			}
-		},
-
-		/** GetMemo (contract 7.4): the read rule of 1.10. */
-		getMemo: {
-			async handler(ctx: MemoCtx<{ memo?: unknown }>) {
-				const id = pathId(ctx.params.memo);
-				const memo = await this.memoCollection().findOne({ _id: id });
-				assertReadable(memo, id, ctx.meta.user ?? null, await this.callerSpaces(ctx));
-				const [json] = await this.memoResponses(ctx, [memo]);
-				return json;
-			}
-		},
-
-		/** UpdateMemo (contract 7.5). */
-		updateMemo: {
-			async handler(ctx: MemoCtx<UpdateMemoParams & { memo?: unknown }>) {
-				const caller = signedIn(ctx);
-				const id = pathId(ctx.params.memo);
-				const now = ctx.meta.requestTime ?? Date.now();
-				const changes = parseUpdateMemo(ctx.params, await this.contentLengthLimit(), now);
-				const relatedIds = changes.relations === undefined ? undefined : parseReferences(changes.relations, id);
-				const memo = await this.memoCollection().findOne({ _id: id });
-				assertCanUpdate(memo, id, caller);
-				if (relatedIds !== undefined) await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
-				await this.checkSpaceMove(ctx, memo, changes.spaceId);
-				if (changes.attachments !== undefined) await call(ctx, attachmentsActions.linkForMemo, { memo: linkTarget(memo), attachments: changes.attachments, apply: false });
-				const updated = await this.memoCollection().findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
-				// Deleted between the read and the write.
-				if (updated === null) throw notFound(`memo "memos/${id}" not found`);
-				await this.attachmentsFollow(ctx, memo, updated);
-				if (changes.attachments !== undefined) await call(ctx, attachmentsActions.linkForMemo, { memo: linkTarget(updated), attachments: changes.attachments, apply: true });
-				if (relatedIds !== undefined) await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
-				const [json] = await this.memoResponses(ctx, [updated]);
-				return json;
-			}
-		},
-
-		/** DeleteMemo (contract 7.6): soft delete, or purge with `force`. */
-		deleteMemo: {
-			async handler(ctx: MemoCtx<{ memo?: unknown; force?: unknown }>): Promise<void> {
-				const caller = signedIn(ctx);
-				const id = pathId(ctx.params.memo);
-				const force = queryBoolOf(ctx.params, "force");
-				const memos = this.memoCollection();
-				const memo = await memos.findOne({ _id: id });
-				assertCanDelete(memo, id, caller, force, await this.callerSpaces(ctx));
-				await detachMemos(this.broker, [id]);
-				if (force) {
-					await memos.remove({ _id: id });
-					await purgeMemoExtras(this.broker, [id]);
-					await call(ctx, attachmentsActions.deleteForMemos, { memoIds: [id] });
-					return;
-				}
-				const now = ctx.meta.requestTime ?? Date.now();
-				const changed = await memos.update({ _id: id, deleteTime: null }, { $set: { deleteTime: now } });
-				if (changed === 0) throw notFound(`memo "memos/${id}" not found`);
-				await call(ctx, attachmentsActions.setMemosDeleted, { memoIds: [id], deleted: true });
+		/**
+		 * For DeleteUser (contract 2.4): the user's reactions and share links, and their memos purged
+		 * as with `force` (others' comments on them survive as ordinary memos). Idempotent.
+		 */
+		deleteUserData: {
+			visibility: "public",
+			async handler(ctx: Ctx<{ userId?: string }>): Promise<void> {
+				const userId = ctx.params.userId;
+				if (typeof userId !== "string" || userId === "") return;
+				await deleteUserData(this.deps(ctx), userId);
 			}
 		}
 	},
 
-	methods: {
-		memoCollection(): Collection<MemoDoc> {
-			return documentsOf(this.broker).collection<MemoDoc>(MEMOS);
-		},
+	events: invalidateOn<MemosThis, string, SpaceMemberEvent>(
+		spacesEvents.memberChanged.name,
+		service => service.membershipCache,
+		params => (Array.isArray(params.userIds) ? params.userIds : undefined)
+	),
 
-		async userStatsDeps(ctx: Context<unknown, RequestMeta>): Promise<UserStatsDeps> {
+	methods: {
+		deps(caller: Context | ServiceBroker): MemosDeps {
+			const membershipCache = this.membershipCache;
 			return {
-				memos: this.memoCollection(),
-				caller: ctx.meta.user ?? null,
-				spaceIds: [...(await this.callerSpaces(ctx)).keys()],
-				lookupUsers: query => call(ctx, authActions.lookupUsers, query)
+				store: memosStore(documentsOf(this.broker)),
+				peers: {
+					spacesOf(user) {
+						if (!user) return Promise.resolve(NO_SPACES);
+						return membershipCache.getOrLoad(user.id, async () => {
+							const memberships = await call(caller, spacesActions.membershipsOf, { userId: user.id });
+							return new Map(memberships.map(m => [m.spaceId, m.role]));
+						});
+					},
+					spaceMembers: (spaceId, userIds) => call(caller, spacesActions.spaceMembers, { spaceId, userIds }),
+					async userNames(userIds) {
+						const ids = [...new Set(userIds)];
+						const names = new Map<string, string>();
+						if (ids.length === 0) return names;
+						for (const user of await call(caller, authActions.lookupUsers, { ids })) names.set(user.id, formatName("user", user.username));
+						return names;
+					},
+					defaultVisibility: userId => call(caller, authActions.defaultMemoVisibility, { userId }),
+					async userIds(usernames) {
+						const users = await call(caller, authActions.lookupUsers, { usernames });
+						return new Map(users.map(user => [user.username, user.id]));
+					},
+					linkAttachments: (memo, attachments, apply) => call(caller, attachmentsActions.linkForMemo, { memo, attachments, apply }),
+					attachmentsOf: async memoIds => (memoIds.length === 0 ? {} : call(caller, attachmentsActions.forMemos, { memoIds })),
+					deleteAttachments: memoIds => call(caller, attachmentsActions.deleteForMemos, { memoIds }),
+					hideAttachments: memoIds => call(caller, attachmentsActions.setMemosDeleted, { memoIds, deleted: true }),
+					attachmentsFollow: (memoId, spaceId, spaceReadable) => call(caller, attachmentsActions.followMemo, { memoId, spaceId, spaceReadable }),
+					attachmentsLeaveSpace: spaceId => call(caller, attachmentsActions.leaveSpace, { spaceId })
+				},
+				contentLengthLimit: async () => {
+					const limit = (await this.instanceSetting("MEMO_RELATED")).contentLengthLimit;
+					return typeof limit === "number" ? limit : MIN_CONTENT_LENGTH_LIMIT;
+				},
+				countCreated: kind => countMemoCreated(this.broker, kind),
+				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks }
 			};
 		},
 
@@ -245,91 +421,18 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			return Date.now();
 		},
 
-		/** A counter document: unique and increasing across every replica of the service. */
-		async nextSeq(): Promise<number> {
-			return nextSequence(documentsOf(this.broker), SEQUENCES, MEMOS);
-		},
-
-		async insertMemo(ctx: Context<unknown, RequestMeta>, params: CreateMemoParams, parentId: string | null): Promise<Record<string, unknown>> {
-			const caller = signedIn(ctx);
-			// A new memo without a visibility takes its creator's default (user setting GENERAL, contract 16); a comment stays PRIVATE.
-			const defaultVisibility = parentId === null && leavesVisibilityUnspecified(params.memo) ? await call(ctx, authActions.defaultMemoVisibility, { userId: caller.id }) : "PRIVATE";
-			const input = parseCreateMemo(params, await this.contentLengthLimit(), defaultVisibility);
-			const relatedIds = parseReferences(fieldOf(messageOf(params.memo, "memo"), "relations"), input.id);
-			await assertRelatable(this.memoCollection(), relatedIds, caller, await this.callerSpaces(ctx));
-			assertCanPlace(await this.callerSpaces(ctx), input.spaceId);
-			const now = ctx.meta.requestTime ?? Date.now();
-			const memo: MemoDoc = {
-				_id: input.id,
-				seq: await this.nextSeq(),
-				creatorId: caller.id,
-				content: input.content,
-				visibility: input.visibility,
-				state: "NORMAL",
-				pinned: input.pinned,
-				createTime: input.createTime ?? now,
-				updateTime: input.updateTime ?? now,
-				...deriveContent(input.content),
-				location: input.location,
-				spaceId: input.spaceId,
-				parentId,
-				deleteTime: null
-			};
-			const links = input.attachments === undefined ? undefined : { memo: linkTarget(memo), attachments: input.attachments };
-			if (links !== undefined) await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: false });
-			try {
-				await this.memoCollection().insert(memo);
-			} catch (err) {
-				// Soft-deleted memos keep their document, so their ids stay taken until purged.
-				if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);
-				throw err;
-			}
-			countMemoCreated(this.broker, parentId === null ? "memo" : "comment");
-			// A new memo has only the attachments it was created with: no `attachments.forMemos` call.
-			const attachments = links === undefined ? [] : ((await call(ctx, attachmentsActions.linkForMemo, { ...links, apply: true })) ?? []);
-			await replaceReferences(relationCollection(this.broker), memo._id, relatedIds, now);
-			const [json] = await this.memoResponses(ctx, [memo], { attachments: { [memo._id]: attachments } });
-			return json;
-		},
-
-		memoResponses(ctx: Context<unknown, RequestMeta>, docs: MemoDoc[], options: MemoResponseOptions = {}): Promise<Record<string, unknown>[]> {
-			return memoResponses(this, ctx, docs, options);
-		},
-
-		async contentLengthLimit(): Promise<number> {
-			const limit = (await this.instanceSetting("MEMO_RELATED")).contentLengthLimit;
-			return typeof limit === "number" ? limit : MIN_CONTENT_LENGTH_LIMIT;
-		},
-
-		async creatorNames(ctx: Context, creatorIds: Iterable<string>): Promise<Map<string, string>> {
-			const ids = [...new Set(creatorIds)];
-			const names = new Map<string, string>();
-			if (ids.length === 0) return names;
-			const users = await call(ctx, authActions.lookupUsers, { ids });
-			for (const user of users) names.set(user.id, formatName("user", user.username));
-			return names;
-		},
-
-		async attachmentsOf(ctx: Context, memoIds: string[]): Promise<Record<string, Record<string, unknown>[]>> {
-			if (memoIds.length === 0) return {};
-			return call(ctx, attachmentsActions.forMemos, { memoIds });
-		},
-
-		/** Erases memos soft-deleted more than the retention period before `now`, with their attachments. */
-		async purgeExpiredMemos(now: number): Promise<number> {
-			const expired = { deleteTime: { $lt: now - DELETED_RETENTION_MS } };
-			const ids = (await this.memoCollection().find(expired, { projection: { _id: 1 } })).map(memo => memo._id);
-			if (ids.length === 0) return 0;
-			const purged = await this.memoCollection().remove({ _id: { $in: ids } }, { multi: true });
-			await purgeMemoExtras(this.broker, ids);
-			await call(this.broker, attachmentsActions.deleteForMemos, { memoIds: ids });
-			return purged;
+		purgeExpiredMemos(now: number): Promise<number> {
+			return purgeExpiredMemos(this.deps(this.broker), now);
 		}
 	},
 
+	created() {
+		this.membershipCache = new BoundedCache({ ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_CACHE_USERS });
+		this.linkCache = linkMetadataCache();
+	},
+
 	async started() {
-		await ensureMemoIndexes(this.memoCollection());
-		await ensureMemoExtrasIndexes(this.broker);
+		await ensureMemosIndexes(memosStore(documentsOf(this.broker)));
 		await this.purgeExpiredMemos(this.clockNow());
 		this.purgeTimer = setInterval(() => {
 			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "purging deleted memos failed"));

@@ -1,40 +1,19 @@
-import type { Context, ServiceBroker } from "moleculer";
-import type { RequestMeta } from "../../shared/caller.js";
-import { internal, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
-import { generateId, pathId } from "../../shared/ids.js";
+import type { Caller } from "../../shared/caller.js";
+import { internal, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
+import { generateId } from "../../shared/ids.js";
 import { formatReactionName } from "../../shared/names.js";
-import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
+import { listPage } from "../../shared/paging/list-page.js";
 import { toTimestamp } from "../../shared/proto-json.js";
-import { documentsOf } from "../../shared/runtime/resources.js";
-import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
+import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { assertReadable } from "./memo-access.js";
-import type { MemosActions } from "./memos-schema.js";
+import type { ReactionDoc } from "./memo-doc.js";
+import type { MemosDeps } from "./memos-deps.js";
+import type { MemosStore } from "./memos-store.js";
 
-/** Reactions (contract 4.3, 7.10): at most one per (user, memo), enforced by a unique index. */
-export const MEMO_REACTIONS = "memo_reactions";
-
-export interface ReactionDoc {
-	_id: string;
-	memoId: string;
-	creatorId: string;
-	reactionType: string;
-	createTime: number;
-	[key: string]: unknown;
-}
+/** Reactions (contract 4.3, 7.10): at most one per (user, memo), enforced by a unique index (memos-store.ts). */
 
 const MAX_REACTION_TYPE_BYTES = 64;
 const LIST_MEMO_REACTIONS = "ListMemoReactions";
-
-export function reactionCollection(broker: ServiceBroker): Collection<ReactionDoc> {
-	return documentsOf(broker).collection<ReactionDoc>(MEMO_REACTIONS);
-}
-
-export async function ensureReactionIndexes(broker: ServiceBroker): Promise<void> {
-	const reactions = reactionCollection(broker);
-	await reactions.ensureIndex({ fields: { memoId: 1, creatorId: 1 }, unique: true });
-	await reactions.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
-	await reactions.ensureIndex({ fields: { creatorId: 1 } });
-}
 
 /** The Reaction message; `creator` is `users/{username}`, resolved per request. */
 export function toReactionJson(doc: ReactionDoc, creator: string): Record<string, unknown> {
@@ -42,10 +21,10 @@ export function toReactionJson(doc: ReactionDoc, creator: string): Record<string
 }
 
 /** The reactions of each memo, oldest first, in one query, read memo by memo in the order of the memoId index. */
-export async function reactionsFor(reactions: Collection<ReactionDoc>, memoIds: readonly string[]): Promise<Map<string, ReactionDoc[]>> {
+export async function reactionsFor(store: MemosStore, memoIds: readonly string[]): Promise<Map<string, ReactionDoc[]>> {
 	const result = new Map<string, ReactionDoc[]>();
 	if (memoIds.length === 0) return result;
-	for (const doc of await reactions.find({ memoId: { $in: [...memoIds] } }, { sort: { memoId: 1, createTime: 1, _id: 1 } })) {
+	for (const doc of await store.reactions.find({ memoId: { $in: [...memoIds] } }, { sort: { memoId: 1, createTime: 1, _id: 1 } })) {
 		const list = result.get(doc.memoId) ?? [];
 		list.push(doc);
 		result.set(doc.memoId, list);
@@ -72,13 +51,13 @@ export function parseReactionType(body: unknown): string {
  * and createTime), else inserted. Two concurrent first reactions meet at the unique index;
  * the loser then updates the winner's document, so exactly one remains.
  */
-export async function upsertReaction(reactions: Collection<ReactionDoc>, memoId: string, creatorId: string, reactionType: string, now: number): Promise<ReactionDoc> {
+async function upsertReaction(store: MemosStore, memoId: string, creatorId: string, reactionType: string, now: number): Promise<ReactionDoc> {
 	for (let attempt = 0; attempt < 3; attempt++) {
-		const updated = await reactions.findOneAndUpdate({ memoId, creatorId }, { $set: { reactionType } });
+		const updated = await store.reactions.findOneAndUpdate({ memoId, creatorId }, { $set: { reactionType } });
 		if (updated !== null) return updated;
 		const doc: ReactionDoc = { _id: generateId(), memoId, creatorId, reactionType, createTime: now };
 		try {
-			return await reactions.insert(doc);
+			return await store.reactions.insert(doc);
 		} catch (err) {
 			if (!(err instanceof DuplicateKeyError)) throw err;
 		}
@@ -86,58 +65,39 @@ export async function upsertReaction(reactions: Collection<ReactionDoc>, memoId:
 	throw internal("reaction upsert did not settle");
 }
 
-type ReactionCtx<P> = Context<P, RequestMeta>;
+/** UpsertMemoReaction (contract 7.10): read access to the memo; the Reaction message. */
+export async function upsertMemoReaction(deps: MemosDeps, caller: Caller, id: string, reactionType: string, now: number): Promise<Record<string, unknown>> {
+	assertReadable(await deps.store.memos.findOne({ _id: id }), id, caller, await deps.peers.spacesOf(caller));
+	const doc = await upsertReaction(deps.store, id, caller.id, reactionType, now);
+	const names = await deps.peers.userNames([caller.id]);
+	return toReactionJson(doc, names.get(caller.id) ?? `users/${caller.username}`);
+}
 
-export const reactionActions: MemosActions = {
-	/** UpsertMemoReaction (contract 7.10). */
-	upsertMemoReaction: {
-		async handler(ctx: ReactionCtx<{ memo?: unknown; reaction?: unknown }>) {
-			const caller = ctx.meta.user;
-			if (!caller) throw unauthenticated();
-			const id = pathId(ctx.params.memo);
-			const reactionType = parseReactionType(ctx.params.reaction);
-			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
-			const doc = await upsertReaction(reactionCollection(this.broker), id, caller.id, reactionType, ctx.meta.requestTime ?? Date.now());
-			const names = await this.creatorNames(ctx, [caller.id]);
-			return toReactionJson(doc, names.get(caller.id) ?? `users/${caller.username}`);
-		}
-	},
+/** ListMemoReactions (contract 7.10): read access to the memo; oldest first. */
+export async function listMemoReactions(
+	deps: MemosDeps,
+	caller: Caller | null,
+	id: string,
+	request: { pageSize: number; pageToken: string | undefined }
+): Promise<{ reactions: Record<string, unknown>[]; nextPageToken: string }> {
+	assertReadable(await deps.store.memos.findOne({ _id: id }), id, caller, await deps.peers.spacesOf(caller));
+	const page = await listPage(deps.store.reactions, {
+		operation: LIST_MEMO_REACTIONS,
+		query: { memo: id },
+		...request,
+		sort: { createTime: 1, _id: 1 },
+		keyTypes: { createTime: "number", _id: "string" },
+		branches: [{ memoId: id }]
+	});
+	const names = await deps.peers.userNames(page.items.map(doc => doc.creatorId));
+	return { reactions: page.items.map(doc => toReactionJson(doc, names.get(doc.creatorId) ?? "")), nextPageToken: page.nextPageToken };
+}
 
-	/** ListMemoReactions (contract 7.10): read access to the memo; oldest first. */
-	listMemoReactions: {
-		async handler(ctx: ReactionCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
-			const caller = ctx.meta.user ?? null;
-			const id = pathId(ctx.params.memo);
-			const pageSize = pageSizeParam(ctx.params.pageSize);
-			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
-			assertReadable(await this.memoCollection().findOne({ _id: id }), id, caller, await this.callerSpaces(ctx));
-			const page = await listPage(reactionCollection(this.broker), {
-				operation: LIST_MEMO_REACTIONS,
-				query: { memo: id },
-				pageSize,
-				pageToken: ctx.params.pageToken,
-				sort: { createTime: 1, _id: 1 },
-				keyTypes: { createTime: "number", _id: "string" },
-				branches: [{ memoId: id }]
-			});
-			const names = await this.creatorNames(ctx, page.items.map(doc => doc.creatorId));
-			return { reactions: page.items.map(doc => toReactionJson(doc, names.get(doc.creatorId) ?? "")), nextPageToken: page.nextPageToken };
-		}
-	},
-
-	/** DeleteMemoReaction (contract 7.10): its creator or an instance ADMIN; another memo's reaction is NOT_FOUND. */
-	deleteMemoReaction: {
-		async handler(ctx: ReactionCtx<{ memo?: unknown; reaction?: unknown }>): Promise<void> {
-			const caller = ctx.meta.user;
-			if (!caller) throw unauthenticated();
-			const memoId = pathId(ctx.params.memo);
-			const reactionId = pathId(ctx.params.reaction);
-			const memo = await this.memoCollection().findOne({ _id: memoId, deleteTime: null });
-			const reactions = reactionCollection(this.broker);
-			const reaction = memo === null ? null : await reactions.findOne({ _id: reactionId, memoId });
-			if (reaction === null) throw notFound(`reaction "${formatReactionName(memoId, reactionId)}" not found`);
-			if (reaction.creatorId !== caller.id && caller.role !== "ADMIN") throw permissionDenied("only the reaction's creator or an admin may delete it");
-			await reactions.remove({ _id: reactionId, memoId });
-		}
-	}
-};
+/** DeleteMemoReaction (contract 7.10): its creator or an instance ADMIN; another memo's reaction is NOT_FOUND. */
+export async function deleteMemoReaction(store: MemosStore, caller: Caller, memoId: string, reactionId: string): Promise<void> {
+	const memo = await store.memos.findOne({ _id: memoId, deleteTime: null });
+	const reaction = memo === null ? null : await store.reactions.findOne({ _id: reactionId, memoId });
+	if (reaction === null) throw notFound(`reaction "${formatReactionName(memoId, reactionId)}" not found`);
+	if (reaction.creatorId !== caller.id && caller.role !== "ADMIN") throw permissionDenied("only the reaction's creator or an admin may delete it");
+	await store.reactions.remove({ _id: reactionId, memoId });
+}

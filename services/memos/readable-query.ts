@@ -6,7 +6,7 @@ import type { Filter } from "../../shared/store/document-store.js";
  * (shared/paging/list-page.ts): anonymous callers the PUBLIC ones; others their own, the PUBLIC
  * ones, the PROTECTED ones, and the SPACE ones of each space in `spaceIds` (the spaces they
  * belong to). Each branch is `common`'s equality fields plus one owner field group that a
- * memos index (memo-indexes.ts) continues with the sort keys.
+ * memos index (memos-store.ts) continues with the sort keys.
  */
 export function readableBranches(common: Filter, caller: Caller | null, spaceIds: readonly string[]): Filter[] {
 	if (caller === null) return [{ ...common, visibility: "PUBLIC" }];

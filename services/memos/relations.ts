@@ -1,41 +1,167 @@
-import type { Context, ServiceBroker } from "moleculer";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
-import { pathId } from "../../shared/ids.js";
-import { parseName } from "../../shared/names.js";
-import { pageOf, pagePosition, pageSizeParam } from "../../shared/paging/list-page.js";
+import type { Caller } from "../../shared/caller.js";
+import { invalidArgument, notFound } from "../../shared/errors.js";
+import { formatName, parseName } from "../../shared/names.js";
+import { pageOf, pagePosition } from "../../shared/paging/list-page.js";
 import { enumOf, fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
-import { documentsOf } from "../../shared/runtime/resources.js";
-import { DuplicateKeyError, type Collection } from "../../shared/store/document-store.js";
-import { assertCanUpdate, assertReadable } from "./memo-access.js";
-import { MEMOS, type MemoDoc } from "./memo-doc.js";
+import { DuplicateKeyError, type Filter } from "../../shared/store/document-store.js";
+import { assertCanUpdate, assertReadable, canRead } from "./memo-access.js";
+import type { MemoDoc, RelationDoc } from "./memo-doc.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
-import type { MemosActions } from "./memos-schema.js";
-import {
-	MEMO_RELATIONS,
-	RELATION_KEY_TYPES,
-	RELATION_ORDER,
-	readableBy,
-	referenceId,
-	relationItemsAfter,
-	toRelationJson,
-	type RelationDoc,
-	type RelationItem,
-	type RelationPosition
-} from "./relations-store.js";
+import type { MemosDeps } from "./memos-deps.js";
+import type { MemosStore } from "./memos-store.js";
+
+/**
+ * Memo relations (contract 4.2, 7.8), every rule of them. REFERENCE relations are documents of
+ * the store's `relations`, one per (memo, related memo), whose `_id` is made of the pair so that
+ * duplicates cannot exist. A COMMENT relation is not stored apart: it is the comment memo's
+ * `parentId`, so CreateMemoComment writes the comment and its relation in one insert and
+ * DeleteMemo drops it with one update (contract 7.7: nothing can be half-written).
+ */
 
 const RELATION_TYPES = ["TYPE_UNSPECIFIED", "REFERENCE", "COMMENT"] as const;
 const LIST_MEMO_RELATIONS = "ListMemoRelations";
 
-export function relationCollection(broker: ServiceBroker): Collection<RelationDoc> {
-	return documentsOf(broker).collection<RelationDoc>(MEMO_RELATIONS);
+type RelationType = "REFERENCE" | "COMMENT";
+
+/**
+ * A relation as lists order it: oldest first by `t`, ties broken by `k`, a key unique among
+ * all relations (`r:…` for a reference, `c:{commentId}` for a comment's relation).
+ */
+interface RelationItem {
+	t: number;
+	k: string;
+	type: RelationType;
+	memoId: string;
+	relatedMemoId: string;
 }
 
-/** Indexes for both directions in list order (a memo's comments: memo-indexes.ts). */
-export async function ensureRelationIndexes(broker: ServiceBroker): Promise<void> {
-	const relations = relationCollection(broker);
-	await relations.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
-	await relations.ensureIndex({ fields: { relatedMemoId: 1, createTime: 1, _id: 1 } });
+function referenceId(memoId: string, relatedMemoId: string): string {
+	return `r:${memoId}:${relatedMemoId}`;
+}
+
+function referenceItem(doc: RelationDoc): RelationItem {
+	return { t: doc.createTime, k: doc._id, type: "REFERENCE", memoId: doc.memoId, relatedMemoId: doc.relatedMemoId };
+}
+
+/** The COMMENT relation a comment memo holds through its `parentId`. */
+function commentItem(comment: MemoDoc & { parentId: string }): RelationItem {
+	return { t: comment.createTime, k: `c:${comment._id}`, type: "COMMENT", memoId: comment._id, relatedMemoId: comment.parentId };
+}
+
+/** Relation lists' order as a keyset sort over RelationItem, for their page tokens. */
+const RELATION_ORDER = { t: 1, k: 1 } as const;
+const RELATION_KEY_TYPES = { t: "number", k: "string" } as const;
+
+/** The position after which a relation page starts (RELATION_ORDER's keys). */
+interface RelationPosition {
+	t: number;
+	k: string;
+}
+
+function compareItems(a: RelationItem, b: RelationItem): number {
+	if (a.t !== b.t) return a.t - b.t;
+	return a.k < b.k ? -1 : a.k > b.k ? 1 : 0;
+}
+
+/**
+ * Whether the caller may see a memo at the other end of a relation: the read rule of 1.10
+ * without its error (deleted: no; archived: its creator only; else the visibility rules).
+ */
+export function readableBy(memo: MemoDoc | undefined, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): boolean {
+	if (memo === undefined || memo.deleteTime !== null) return false;
+	if (memo.state === "ARCHIVED" && caller?.id !== memo.creatorId) return false;
+	return canRead(memo, caller, spaces);
+}
+
+/** The MemoRelation message (contract 4.2); `docs` holds both ends. */
+function toRelationJson(item: RelationItem, docs: ReadonlyMap<string, MemoDoc>): Record<string, unknown> {
+	const end = (id: string) => ({ name: formatName("memo", id), snippet: docs.get(id)?.snippet ?? "" });
+	return { memo: end(item.memoId), relatedMemo: end(item.relatedMemoId), type: item.type };
+}
+
+/** Filters selecting the items after a position, for references (keyed by `_id`) and comments (keyed by `c:` + `_id`). */
+function afterReference(after: RelationPosition): Filter {
+	return { $or: [{ createTime: { $gt: after.t } }, { createTime: after.t, _id: { $gt: after.k } }] };
+}
+
+function afterComment(after: RelationPosition): Filter {
+	// Every `c:` key sorts before every `r:` key, so past a reference no comment of the same time is left.
+	const sameTime: Filter[] = after.k.startsWith("c:") ? [{ createTime: after.t, _id: { $gt: after.k.slice(2) } }] : [];
+	return { $or: [{ createTime: { $gt: after.t } }, ...sameTime] };
+}
+
+/**
+ * Up to `limit` relations touching `memo` (both directions, both types) after `after`, in
+ * list order: one query on references, one on its comments, and its own COMMENT relation.
+ */
+async function relationItemsAfter(
+	store: MemosStore,
+	memo: MemoDoc,
+	after: RelationPosition | null,
+	limit: number
+): Promise<RelationItem[]> {
+	// Three index-served branches (shared/paging/list-page.ts): each direction of references, and the comments.
+	const branch = (filter: Filter, afterFilter: (position: RelationPosition) => Filter): Filter =>
+		after === null ? filter : { $and: [filter, afterFilter(after)] };
+	const order = { sort: { createTime: 1, _id: 1 } as const, limit };
+	const [outgoing, incoming, commentDocs] = await Promise.all([
+		store.relations.find(branch({ memoId: memo._id }, afterReference), order),
+		store.relations.find(branch({ relatedMemoId: memo._id }, afterReference), order),
+		store.memos.find(branch({ parentId: memo._id, deleteTime: null }, afterComment), order)
+	]);
+	const references = new Map([...outgoing, ...incoming].map(doc => [doc._id, doc]));
+	const items = [...[...references.values()].map(referenceItem), ...commentDocs.map(doc => commentItem(doc as MemoDoc & { parentId: string }))];
+	if (typeof memo.parentId === "string") {
+		const own = commentItem(memo as MemoDoc & { parentId: string });
+		if (after === null || compareItems(own, { ...own, t: after.t, k: after.k }) > 0) items.push(own);
+	}
+	return items.sort(compareItems).slice(0, limit);
+}
+
+/**
+ * The relations of each memo of `docs` as memo responses carry them (contract 4.1): both
+ * directions, only where the other memo is readable by the caller, oldest first. A fixed
+ * number of queries whatever the number of memos.
+ */
+export async function relationsFor(
+	store: MemosStore,
+	docs: readonly MemoDoc[],
+	caller: Caller | null,
+	spaces: SpaceRoles = NO_SPACES
+): Promise<Map<string, Record<string, unknown>[]>> {
+	const result = new Map<string, Record<string, unknown>[]>();
+	if (docs.length === 0) return result;
+	const ids = docs.map(doc => doc._id);
+	const [references, comments] = await Promise.all([
+		store.relations.find({ $or: [{ memoId: { $in: ids } }, { relatedMemoId: { $in: ids } }] }),
+		store.memos.find({ parentId: { $in: ids }, deleteTime: null })
+	]);
+	const items = [
+		...references.map(referenceItem),
+		...comments.map(doc => commentItem(doc as MemoDoc & { parentId: string })),
+		...docs.filter(doc => typeof doc.parentId === "string").map(doc => commentItem(doc as MemoDoc & { parentId: string }))
+	].sort(compareItems);
+	const known = new Map<string, MemoDoc>();
+	for (const doc of [...docs, ...comments]) known.set(doc._id, doc);
+	const missing = [...new Set(items.flatMap(item => [item.memoId, item.relatedMemoId]))].filter(id => !known.has(id));
+	if (missing.length > 0) for (const doc of await store.memos.find({ _id: { $in: missing } })) known.set(doc._id, doc);
+
+	const wanted = new Set(ids);
+	const seen = new Set<string>();
+	for (const item of items) {
+		for (const [self, other] of [
+			[item.memoId, item.relatedMemoId],
+			[item.relatedMemoId, item.memoId]
+		] as const) {
+			// A comment listed among the memos and found as a comment of another listed memo appears twice.
+			if (!wanted.has(self) || seen.has(`${self}|${item.k}`) || !readableBy(known.get(other), caller, spaces)) continue;
+			seen.add(`${self}|${item.k}`);
+			const list = result.get(self) ?? [];
+			list.push(toRelationJson(item, known));
+			result.set(self, list);
+		}
+	}
+	return result;
 }
 
 function memoNameOf(value: unknown, field: string): string | undefined {
@@ -69,9 +195,9 @@ export function parseReferences(value: unknown, selfId: string): string[] {
 }
 
 /** Every related memo must exist, not be deleted, and be readable by the caller (else NOT_FOUND, contract 7.8). */
-export async function assertRelatable(memos: Collection<MemoDoc>, relatedIds: readonly string[], caller: Caller | null, spaces: SpaceRoles = NO_SPACES): Promise<void> {
+export async function assertRelatable(store: MemosStore, relatedIds: readonly string[], caller: Caller | null, spaces: SpaceRoles): Promise<void> {
 	if (relatedIds.length === 0) return;
-	const docs = new Map((await memos.find({ _id: { $in: [...relatedIds] } })).map(doc => [doc._id, doc]));
+	const docs = new Map((await store.memos.find({ _id: { $in: [...relatedIds] } })).map(doc => [doc._id, doc]));
 	for (const id of relatedIds) {
 		if (!readableBy(docs.get(id), caller, spaces)) throw notFound(`related memo "memos/${id}" not found`);
 	}
@@ -82,7 +208,8 @@ export async function assertRelatable(memos: Collection<MemoDoc>, relatedIds: re
  * with a deterministic id, so a repeated or concurrent call converges on the same set and
  * relations kept keep their createTime.
  */
-export async function replaceReferences(relations: Collection<RelationDoc>, memoId: string, relatedIds: readonly string[], now: number): Promise<void> {
+export async function replaceReferences(store: MemosStore, memoId: string, relatedIds: readonly string[], now: number): Promise<void> {
+	const { relations } = store;
 	await relations.remove({ memoId, relatedMemoId: { $nin: [...relatedIds] } }, { multi: true });
 	const existing = new Set((await relations.find({ memoId }, { projection: { relatedMemoId: 1 } })).map(doc => doc.relatedMemoId));
 	for (const relatedMemoId of relatedIds) {
@@ -100,69 +227,55 @@ export async function replaceReferences(relations: Collection<RelationDoc>, memo
  * its own COMMENT relation goes, and its comments lose theirs, becoming ordinary memos (one
  * multi update).
  */
-export async function detachMemos(broker: ServiceBroker, memoIds: readonly string[]): Promise<void> {
+export async function detachMemos(store: MemosStore, memoIds: readonly string[]): Promise<void> {
 	if (memoIds.length === 0) return;
 	const ids = [...memoIds];
-	await relationCollection(broker).remove({ $or: [{ memoId: { $in: ids } }, { relatedMemoId: { $in: ids } }] }, { multi: true });
-	await documentsOf(broker)
-		.collection<MemoDoc>(MEMOS)
-		.update({ $or: [{ parentId: { $in: ids } }, { _id: { $in: ids }, parentId: { $ne: null } }] }, { $set: { parentId: null } }, { multi: true });
+	await store.relations.remove({ $or: [{ memoId: { $in: ids } }, { relatedMemoId: { $in: ids } }] }, { multi: true });
+	await store.memos.update({ $or: [{ parentId: { $in: ids } }, { _id: { $in: ids }, parentId: { $ne: null } }] }, { $set: { parentId: null } }, { multi: true });
 }
 
-type RelationsCtx<P> = Context<P, RequestMeta>;
+/** SetMemoRelations (contract 7.8): the memo's REFERENCE set becomes `relations`, and its update time moves. */
+export async function setMemoRelations(deps: MemosDeps, caller: Caller, id: string, relations: unknown, now: number): Promise<void> {
+	const relatedIds = parseReferences(relations, id);
+	const { store } = deps;
+	assertCanUpdate(await store.memos.findOne({ _id: id }), id, caller);
+	await assertRelatable(store, relatedIds, caller, await deps.peers.spacesOf(caller));
+	await replaceReferences(store, id, relatedIds, now);
+	await store.memos.update({ _id: id, deleteTime: null }, { $set: { updateTime: now } });
+}
 
-export const relationActions: MemosActions = {
-	/** SetMemoRelations (contract 7.8). */
-	setMemoRelations: {
-		async handler(ctx: RelationsCtx<{ memo?: unknown; relations?: unknown }>): Promise<void> {
-			const caller = ctx.meta.user;
-			if (!caller) throw unauthenticated();
-			const id = pathId(ctx.params.memo);
-			const relatedIds = parseReferences(ctx.params.relations, id);
-			const memos = this.memoCollection();
-			assertCanUpdate(await memos.findOne({ _id: id }), id, caller);
-			await assertRelatable(memos, relatedIds, caller, await this.callerSpaces(ctx));
-			const now = ctx.meta.requestTime ?? Date.now();
-			await replaceReferences(relationCollection(this.broker), id, relatedIds, now);
-			await memos.update({ _id: id, deleteTime: null }, { $set: { updateTime: now } });
+/**
+ * ListMemoRelations (contract 7.8): both directions, oldest first, skipping relations whose
+ * other memo the caller cannot read. Each round is one query per source and one batched
+ * read of the other memos; rounds repeat only while unreadable relations leave the page short.
+ */
+export async function listMemoRelations(
+	deps: MemosDeps,
+	caller: Caller | null,
+	id: string,
+	request: { pageSize: number; pageToken: string | undefined }
+): Promise<{ relations: Record<string, unknown>[]; nextPageToken: string }> {
+	const { store } = deps;
+	const memo = await store.memos.findOne({ _id: id });
+	const spaces = await deps.peers.spacesOf(caller);
+	assertReadable(memo, id, caller, spaces);
+	const bound = { memo: id, caller: caller?.id ?? null };
+	const list = { operation: LIST_MEMO_RELATIONS, query: bound, ...request, sort: RELATION_ORDER, keyTypes: RELATION_KEY_TYPES };
+	let after: RelationPosition | null = pagePosition(list) as RelationPosition | null;
+
+	const docs = new Map<string, MemoDoc>([[memo._id, memo]]);
+	const kept: RelationItem[] = [];
+	for (;;) {
+		const batch = await relationItemsAfter(store, memo, after, request.pageSize + 1);
+		const others = [...new Set(batch.map(item => (item.memoId === id ? item.relatedMemoId : item.memoId)))].filter(other => !docs.has(other));
+		if (others.length > 0) for (const doc of await store.memos.find({ _id: { $in: others } })) docs.set(doc._id, doc);
+		for (const item of batch) {
+			if (readableBy(docs.get(item.memoId === id ? item.relatedMemoId : item.memoId), caller, spaces)) kept.push(item);
 		}
-	},
-
-	/**
-	 * ListMemoRelations (contract 7.8): both directions, oldest first, skipping relations whose
-	 * other memo the caller cannot read. Each round is one query per source and one batched
-	 * read of the other memos; rounds repeat only while unreadable relations leave the page short.
-	 */
-	listMemoRelations: {
-		async handler(ctx: RelationsCtx<{ memo?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
-			const caller = ctx.meta.user ?? null;
-			const id = pathId(ctx.params.memo);
-			const pageSize = pageSizeParam(ctx.params.pageSize);
-			if (ctx.params.pageToken !== undefined && typeof ctx.params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
-			const memos = this.memoCollection();
-			const memo = await memos.findOne({ _id: id });
-			const spaces = await this.callerSpaces(ctx);
-			assertReadable(memo, id, caller, spaces);
-			const bound = { memo: id, caller: caller?.id ?? null };
-			const list = { operation: LIST_MEMO_RELATIONS, query: bound, pageSize, pageToken: ctx.params.pageToken, sort: RELATION_ORDER, keyTypes: RELATION_KEY_TYPES };
-			let after: RelationPosition | null = pagePosition(list) as RelationPosition | null;
-
-			const relations = relationCollection(this.broker);
-			const docs = new Map<string, MemoDoc>([[memo._id, memo]]);
-			const kept: RelationItem[] = [];
-			for (;;) {
-				const batch = await relationItemsAfter(relations, memos, memo, after, pageSize + 1);
-				const others = [...new Set(batch.map(item => (item.memoId === id ? item.relatedMemoId : item.memoId)))].filter(other => !docs.has(other));
-				if (others.length > 0) for (const doc of await memos.find({ _id: { $in: others } })) docs.set(doc._id, doc);
-				for (const item of batch) {
-					if (readableBy(docs.get(item.memoId === id ? item.relatedMemoId : item.memoId), caller, spaces)) kept.push(item);
-				}
-				const last = batch.at(-1);
-				if (kept.length > pageSize || batch.length <= pageSize || last === undefined) break;
-				after = { t: last.t, k: last.k };
-			}
-			const page = pageOf(kept, list);
-			return { relations: page.items.map(item => toRelationJson(item, docs)), nextPageToken: page.nextPageToken };
-		}
+		const last = batch.at(-1);
+		if (kept.length > request.pageSize || batch.length <= request.pageSize || last === undefined) break;
+		after = { t: last.t, k: last.k };
 	}
-};
+	const page = pageOf(kept, list);
+	return { relations: page.items.map(item => toRelationJson(item, docs)), nextPageToken: page.nextPageToken };
+}

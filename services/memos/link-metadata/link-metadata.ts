@@ -1,9 +1,5 @@
-import type { Context, ServiceBroker } from "moleculer";
-import type { RequestMeta } from "../../../shared/caller.js";
 import { BoundedCache } from "../../../shared/cache/bounded-cache.js";
 import { invalidArgument } from "../../../shared/errors.js";
-import { resourcesOf } from "../../../shared/runtime/resources.js";
-import type { MemosActions } from "../memos-schema.js";
 import { isPublicAddress } from "./address-guard.js";
 import { extractMetadata, type PageMetadata } from "./extract-metadata.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "./fetch-page.js";
@@ -18,16 +14,18 @@ const CACHE_ENTRIES = 1000;
 
 type FetchResult = { ok: true; value: PageMetadata } | { ok: false; message: string };
 
-/** One cache per node (several nodes may share a test process). */
-const caches = new WeakMap<ServiceBroker, BoundedCache<string, FetchResult>>();
+/** What GetLinkMetadata needs: the service's cache of fetched pages, and the address rule. */
+export interface LinkMetadataDeps {
+	cache: LinkMetadataCache;
+	/** Private and loopback addresses may be fetched (configuration, contract 7.12). */
+	allowPrivateNetworks: boolean;
+}
 
-function cacheOf(broker: ServiceBroker): BoundedCache<string, FetchResult> {
-	let cache = caches.get(broker);
-	if (cache === undefined) {
-		cache = new BoundedCache<string, FetchResult>({ ttlMs: SUCCESS_TTL_MS, maxEntries: CACHE_ENTRIES });
-		caches.set(broker, cache);
-	}
-	return cache;
+export type LinkMetadataCache = BoundedCache<string, FetchResult>;
+
+/** One per service instance, so several nodes in one test process keep their own. */
+export function linkMetadataCache(): LinkMetadataCache {
+	return new BoundedCache<string, FetchResult>({ ttlMs: SUCCESS_TTL_MS, maxEntries: CACHE_ENTRIES });
 }
 
 /** A requested URL, trimmed: http or https, at most 2048 bytes (contract 7.12). */
@@ -46,17 +44,22 @@ export function parseLinkUrl(raw: unknown, field: string): string {
 	return url;
 }
 
+/** `urls` of BatchGetLinkMetadata: 1-10 URLs (contract 7.12). */
+export function parseLinkUrls(raw: unknown): string[] {
+	if (!Array.isArray(raw) || raw.length === 0 || raw.length > BATCH_MAX) throw invalidArgument(`urls must list 1-${BATCH_MAX} URLs`);
+	return raw.map((value, i) => parseLinkUrl(value, `urls[${i}]`));
+}
+
 /** The metadata of one URL, from the cache or fetched; every failure is INVALID_ARGUMENT. */
-async function metadataOf(broker: ServiceBroker, url: string): Promise<PageMetadata> {
-	const cache = cacheOf(broker);
+export async function linkMetadata(deps: LinkMetadataDeps, url: string): Promise<PageMetadata> {
+	const { cache } = deps;
 	const cached = cache.get(url);
 	if (cached !== undefined) {
 		if (cached.ok) return cached.value;
 		throw invalidArgument(`cannot read link metadata of ${url}: ${cached.message}`);
 	}
 	try {
-		const allowPrivate = resourcesOf(broker).config.linkMetadataAllowPrivateNetworks;
-		const page = await fetchPage(url, { ...FETCH_LIMITS, allowedAddress: allowPrivate ? () => true : isPublicAddress });
+		const page = await fetchPage(url, { ...FETCH_LIMITS, allowedAddress: deps.allowPrivateNetworks ? () => true : isPublicAddress });
 		const metadata = extractMetadata(page.html, page.url);
 		cache.set(url, { ok: true, value: metadata }, SUCCESS_TTL_MS);
 		return metadata;
@@ -66,26 +69,3 @@ async function metadataOf(broker: ServiceBroker, url: string): Promise<PageMetad
 		throw invalidArgument(`cannot read link metadata of ${url}: ${message}`);
 	}
 }
-
-type LinkCtx<P> = Context<P, RequestMeta>;
-
-export const linkMetadataActions: MemosActions = {
-	/** GetLinkMetadata (contract 7.12). */
-	getLinkMetadata: {
-		async handler(ctx: LinkCtx<{ url?: unknown }>) {
-			const url = parseLinkUrl(ctx.params.url ?? "", "url");
-			return { url: ctx.params.url, ...(await metadataOf(this.broker, url)) };
-		}
-	},
-
-	/** BatchGetLinkMetadata (contract 7.12): 1-10 URLs, answers in input order; one failure fails the call. */
-	batchGetLinkMetadata: {
-		async handler(ctx: LinkCtx<{ urls?: unknown }>) {
-			const raw = ctx.params.urls;
-			if (!Array.isArray(raw) || raw.length === 0 || raw.length > BATCH_MAX) throw invalidArgument(`urls must list 1-${BATCH_MAX} URLs`);
-			const urls = raw.map((value, i) => parseLinkUrl(value, `urls[${i}]`));
-			const results = await Promise.all(urls.map(url => metadataOf(this.broker, url)));
-			return { linkMetadata: results.map((metadata, i) => ({ url: raw[i] as string, ...metadata })) };
-		}
-	}
-};

@@ -1,0 +1,46 @@
+import type { Caller } from "../../shared/caller.js";
+import { listPage, type Page } from "../../shared/paging/list-page.js";
+import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
+import { parseMemoOrderBy } from "./filter/order-by.js";
+import type { ListMemosQuery } from "./list-params.js";
+import { candidateBranches, candidateTags } from "./list-query.js";
+import type { MemoDoc } from "./memo-doc.js";
+import type { MemosDeps } from "./memos-deps.js";
+
+const LIST_MEMOS = "ListMemos";
+
+/** The JS type of each sortable memo field, to check positions read from page tokens. */
+const SORT_KEY_TYPES = {
+	pinned: "boolean",
+	createTime: "number",
+	updateTime: "number",
+	_id: "string",
+	seq: "number"
+} as const;
+
+/** ListMemos (contract 7.2): candidates as index-served branches, filter, order; at most pageSize + 1 entries read per branch. */
+export async function listMemos(deps: MemosDeps, caller: Caller | null, query: ListMemosQuery, now: number): Promise<Page<MemoDoc>> {
+	const filter = parseMemoFilter(query.filter);
+	const sort = parseMemoOrderBy(query.orderBy);
+	// The token is bound to everything that selects or orders the list, the caller included.
+	const bound = {
+		filter: query.filter,
+		orderBy: query.orderBy,
+		state: query.state,
+		showDeleted: query.showDeleted,
+		caller: caller?.id ?? null
+	};
+	const branches = candidateBranches(caller, query.state, query.showDeleted, [...(await deps.peers.spacesOf(caller)).keys()]);
+	const creatorIds = branches.length > 0 && filter.usernames.length > 0 ? await deps.peers.userIds(filter.usernames) : new Map<string, string>();
+	const tags = filter.readsTags ? await candidateTags(deps.store.memos, branches) : undefined;
+	return listPage(deps.store.memos, {
+		operation: LIST_MEMOS,
+		query: bound,
+		pageSize: query.pageSize,
+		pageToken: query.pageToken,
+		sort,
+		keyTypes: SORT_KEY_TYPES,
+		branches,
+		where: compileMemoFilter(filter, { now, creatorIds, tags })
+	});
+}

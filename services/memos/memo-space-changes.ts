@@ -1,0 +1,36 @@
+import type { Caller } from "../../shared/caller.js";
+import type { MemoDoc } from "./memo-doc.js";
+import { assertCanMove, readableInSpace } from "./memo-spaces.js";
+import type { MemosDeps } from "./memos-deps.js";
+import type { MemosStore } from "./memos-store.js";
+
+/** Memos changing space: moved by UpdateMemo (contract 7.5), or left by a deleted space (contract 9). */
+
+/** The checks of moving `memo` to `spaceId` (contract 7.5); nothing to check for no space or its own. */
+export async function checkSpaceMove(deps: MemosDeps, caller: Caller, memo: MemoDoc, spaceId: string | null | undefined): Promise<void> {
+	if (spaceId === undefined || spaceId === null || spaceId === memo.spaceId) return;
+	const spaces = await deps.peers.spacesOf(caller);
+	const creatorIsCaller = memo.creatorId === caller.id;
+	if (creatorIsCaller && spaces.has(spaceId)) return;
+	const destination = await deps.peers.spaceMembers(spaceId, [memo.creatorId]);
+	assertCanMove(caller, spaces, spaceId, { exists: destination.exists, creatorIsMember: Object.hasOwn(destination.roles, memo.creatorId) });
+}
+
+/** Tells the attachments service when a memo's space or its readability in the space changed (contract 8.1, 7.5). */
+export async function attachmentsFollow(deps: MemosDeps, before: MemoDoc, after: MemoDoc): Promise<void> {
+	const readable = readableInSpace(after);
+	if (before.spaceId === after.spaceId && readableInSpace(before) === readable) return;
+	await deps.peers.attachmentsFollow(after._id, after.spaceId, readable);
+}
+
+/** Memos (not deleted) still placed in a space: DeleteSpace without force refuses them (contract 9). */
+export function spaceMemoCount(store: MemosStore, spaceId: string): Promise<number> {
+	return store.memos.count({ spaceId, deleteTime: null });
+}
+
+/** Every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9). */
+export async function detachSpace(deps: MemosDeps, spaceId: string): Promise<void> {
+	await deps.store.memos.update({ spaceId, visibility: "SPACE" }, { $set: { spaceId: null, visibility: "PRIVATE" } }, { multi: true });
+	await deps.store.memos.update({ spaceId }, { $set: { spaceId: null } }, { multi: true });
+	await deps.peers.attachmentsLeaveSpace(spaceId);
+}

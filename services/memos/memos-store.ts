@@ -1,0 +1,80 @@
+import { nextSequence } from "../../shared/sequence.js";
+import type { Collection, DocumentStore, IndexSpec } from "../../shared/store/document-store.js";
+import type { MemoDoc, ReactionDoc, RelationDoc, ShareDoc } from "./memo-doc.js";
+
+const MEMOS = "memos";
+const MEMO_RELATIONS = "memo_relations";
+const MEMO_REACTIONS = "memo_reactions";
+const MEMO_SHARES = "memo_shares";
+const SEQUENCES = "memo_sequences";
+
+/** The memos service's collections: memos and what each memo owns besides its document, and the creation counter. */
+export interface MemosStore {
+	memos: Collection<MemoDoc>;
+	/** REFERENCE relations; COMMENT relations are the comments' `parentId` (relations.ts). */
+	relations: Collection<RelationDoc>;
+	reactions: Collection<ReactionDoc>;
+	shares: Collection<ShareDoc>;
+	/** The creation sequence that breaks ties between equal sort keys (contract 6.4): unique and increasing across replicas. */
+	nextSeq(): Promise<number>;
+}
+
+export function memosStore(documents: DocumentStore): MemosStore {
+	return {
+		memos: documents.collection<MemoDoc>(MEMOS),
+		relations: documents.collection<RelationDoc>(MEMO_RELATIONS),
+		reactions: documents.collection<ReactionDoc>(MEMO_REACTIONS),
+		shares: documents.collection<ShareDoc>(MEMO_SHARES),
+		nextSeq: () => nextSequence(documents, SEQUENCES, MEMOS)
+	};
+}
+
+/**
+ * Every index of the memos collection. A list branch (readable-query.ts, list-query.ts) is an
+ * equality prefix — parentId, state, deleteTime, then one owner group — and each index
+ * continues it with the sort keys of one orderBy (contract 6.4), ending in the unique
+ * tie-breaker, so a page reads at most pageSize + 1 entries per branch. A store scans an index
+ * backwards for the opposite direction of every key.
+ */
+const PREFIX = { parentId: 1, state: 1, deleteTime: 1 } as const;
+const OWNER_GROUPS: Record<string, 1>[] = [{ creatorId: 1 }, { visibility: 1 }, { visibility: 1, spaceId: 1 }];
+const SORT_TAILS: Record<string, -1>[] = [
+	{ createTime: -1, seq: -1 },
+	{ updateTime: -1, seq: -1 },
+	{ pinned: -1, createTime: -1, seq: -1 },
+	{ pinned: -1, updateTime: -1, seq: -1 },
+	{ pinned: -1, seq: -1 },
+	{ _id: -1 }
+];
+
+const MEMO_INDEXES: readonly IndexSpec[] = [
+	...OWNER_GROUPS.flatMap(owner => SORT_TAILS.map(tail => ({ fields: { ...PREFIX, ...owner, ...tail } }))),
+	// A memo's comments in relation-list order (relations.ts).
+	{ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } },
+	// Clean-ups: the purge of expired deletions, a space's memos, a deleted user's memos.
+	{ fields: { deleteTime: 1 } },
+	{ fields: { spaceId: 1, deleteTime: 1 } },
+	{ fields: { creatorId: 1 } }
+];
+
+export async function ensureMemosIndexes(store: MemosStore): Promise<void> {
+	for (const spec of MEMO_INDEXES) await store.memos.ensureIndex(spec);
+	// Relations in both directions in list order.
+	await store.relations.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
+	await store.relations.ensureIndex({ fields: { relatedMemoId: 1, createTime: 1, _id: 1 } });
+	// One reaction per (memo, user); a memo's reactions oldest first; a deleted user's.
+	await store.reactions.ensureIndex({ fields: { memoId: 1, creatorId: 1 }, unique: true });
+	await store.reactions.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
+	await store.reactions.ensureIndex({ fields: { creatorId: 1 } });
+	// A memo's share links newest first; a deleted user's.
+	await store.shares.ensureIndex({ fields: { memoId: 1, createTime: -1, _id: -1 } });
+	await store.shares.ensureIndex({ fields: { creatorId: 1 } });
+}
+
+/** A purged memo takes its reactions and share links along (contract 7.6); relations go at deletion (relations.ts, detachMemos). */
+export async function purgeMemoExtras(store: MemosStore, memoIds: readonly string[]): Promise<void> {
+	if (memoIds.length === 0) return;
+	const memoId = { $in: [...memoIds] };
+	await store.reactions.remove({ memoId }, { multi: true });
+	await store.shares.remove({ memoId }, { multi: true });
+}
