@@ -2,7 +2,7 @@ import type { Caller } from "../../shared/caller.js";
 import { internal, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
 import { generateId } from "../../shared/ids.js";
 import { formatReactionName } from "../../shared/names.js";
-import { listPage } from "../../shared/paging/list-page.js";
+import { listPage, type ListPageSpec } from "../../shared/paging/list-page.js";
 import { toTimestamp } from "../../shared/proto-json.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { assertReadable } from "./memo-access.js";
@@ -78,7 +78,7 @@ export async function listMemoReactions(
 	deps: MemosDeps,
 	caller: Caller | null,
 	id: string,
-	request: { pageSize: number; pageToken: string | undefined }
+	request: Pick<ListPageSpec, "pageSize" | "pageToken">
 ): Promise<{ reactions: Record<string, unknown>[]; nextPageToken: string }> {
 	assertReadable(await deps.store.memos.findOne({ _id: id }), id, caller, await deps.peers.spacesOf(caller));
 	const page = await listPage(deps.store.reactions, {

@@ -1,7 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
 import { invalidArgument, notFound } from "../../shared/errors.js";
 import { formatName, parseName } from "../../shared/names.js";
-import { pageOf, pagePosition } from "../../shared/paging/list-page.js";
+import { pageOf, pagePosition, type ListPageSpec } from "../../shared/paging/list-page.js";
 import { enumOf, fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { DuplicateKeyError, type Filter } from "../../shared/store/document-store.js";
 import { assertCanUpdate, assertReadable, canRead } from "./memo-access.js";
@@ -253,7 +253,7 @@ export async function listMemoRelations(
 	deps: MemosDeps,
 	caller: Caller | null,
 	id: string,
-	request: { pageSize: number; pageToken: string | undefined }
+	request: Pick<ListPageSpec, "pageSize" | "pageToken">
 ): Promise<{ relations: Record<string, unknown>[]; nextPageToken: string }> {
 	const { store } = deps;
 	const memo = await store.memos.findOne({ _id: id });
