@@ -271,7 +271,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			}
 		},
 
-		/** GET /api/v1/shares/{shareToken} (contract 7.11): no authentication; `parent` omitted and `relations` empty. */
+		/** GET /api/v1/shares/{shareToken}/memo (contract 7.11): no authentication; `parent` omitted and `relations` empty. */
 		getSharedMemo: {
 			async handler(ctx: Ctx<{ shareToken?: unknown }>) {
 				const deps = this.deps(ctx);
