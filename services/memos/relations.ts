@@ -67,7 +67,7 @@ function compareItems(a: RelationItem, b: RelationItem): number {
  * Whether the caller may see a memo at the other end of a relation: the read rule of 1.10
  * without its error (deleted: no; archived: its creator only; else the visibility rules).
  */
-export function readableBy(memo: MemoDoc | undefined, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): boolean {
+function readableBy(memo: MemoDoc | undefined, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): boolean {
 	if (memo === undefined || memo.deleteTime !== null) return false;
 	if (memo.state === "ARCHIVED" && caller?.id !== memo.creatorId) return false;
 	return canRead(memo, caller, spaces);

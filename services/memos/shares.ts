@@ -16,7 +16,7 @@ export function toShareJson(doc: ShareDoc): Record<string, unknown> {
 }
 
 /** `expireTime` of a CreateMemoShare body: absent, or a time after `now` (contract 7.11). */
-export function parseExpireTime(body: unknown, now: number): number | null {
+function parseExpireTime(body: unknown, now: number): number | null {
 	const share = optionalMessageOf(body, "memoShare");
 	const raw = share === undefined ? undefined : fieldOf(share, "expireTime");
 	if (raw === undefined) return null;
