@@ -73,7 +73,8 @@ beforeAll(async () => {
 			fake(authActions.lookupUsers, ctx => {
 				const { ids = [], usernames = [] } = ctx.params;
 				return users.filter(u => ids.includes(u.id) || usernames.includes(u.username)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }));
-			})
+			}),
+			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const)
 		])
 	);
 	broker.createService(
