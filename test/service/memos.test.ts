@@ -9,7 +9,7 @@ import { broadcast, call } from "../../shared/contract.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources } from "../../shared/runtime/resources.js";
 import { settingValue } from "../../shared/settings/instance-settings.contract.js";
-import { NedbDocumentStore } from "../../shared/store/nedb-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
 import { rejectionOf } from "../support/service-errors.js";
 
@@ -39,7 +39,7 @@ const spaceMembers = new Map<string, string[]>();
 const spaceAdmins = new Map<string, string[]>();
 
 let broker: ServiceBroker;
-let documents: NedbDocumentStore;
+let documents: SqliteDocumentStore;
 let clock = Date.UTC(2026, 0, 1);
 
 const as = (user: Caller | null, time = clock) => ({ meta: { user, requestTime: time } });
@@ -64,7 +64,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 const names = (list: unknown) => (list as { name: string }[]).map(item => item.name);
 
 beforeAll(async () => {
-	documents = new NedbDocumentStore({ dir: null });
+	documents = new SqliteDocumentStore({ dir: null });
 	broker = new ServiceBroker({ logger: false });
 	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
 	broker.createService(MemosService);
