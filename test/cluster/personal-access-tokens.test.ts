@@ -112,16 +112,19 @@ describeCluster("personal access tokens on two auth nodes", () => {
 		expect(deleted.status).toBe(200);
 		const deletedAt = Date.now();
 		const refusedBy = new Set<string>();
+		// Kept outside the probe: waitFor treats a probe's failure as "not yet".
+		const lateAcceptances: string[] = [];
 		await waitFor("both auth nodes to refuse the deleted token", async () => {
 			for (const id of authNodes) {
 				const askedAt = Date.now();
 				const answer = await verifyOn(id, token);
 				if (answer === "UNAUTHENTICATED") refusedBy.add(id);
 				// Whatever the machine's load, no node may accept it when asked after the bound.
-				else if (askedAt - deletedAt >= DELETION_BOUND_MS) throw new Error(`${id} still accepted the deleted token ${askedAt - deletedAt} ms after its deletion`);
+				else if (askedAt - deletedAt >= DELETION_BOUND_MS) lateAcceptances.push(`${id} accepted it ${askedAt - deletedAt} ms after its deletion`);
 			}
-			return refusedBy.size === authNodes.length ? true : undefined;
+			return refusedBy.size === authNodes.length || lateAcceptances.length > 0 ? true : undefined;
 		});
+		expect(lateAcceptances).toEqual([]);
 		for (const id of authNodes) expect(await verifyOn(id, token)).toBe("UNAUTHENTICATED");
 		expect((await fetch(`${gatewayUrl}/api/v1/memos`, { headers: authHeaders(token) })).status).toBe(401);
 	});
