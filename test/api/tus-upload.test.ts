@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startCutProxy } from "../support/cut-proxy.js";
 import { usePopulatedApp } from "../support/populated-app.js";
-import { tusUpload, writePatternFile } from "../support/tus-client.js";
+import { digestOfBody, tusUpload, writePatternFile } from "../support/tus-client.js";
 import type { Session } from "../support/users.js";
 
 /** tus 1.0 uploads (core, creation, creation-with-upload, expiration, termination) on the embedded app, with the stock tus-js-client. */
@@ -44,13 +43,7 @@ async function create(as: Session, length: number, metadata: string): Promise<st
 async function sha256Of(name: string, as: Session): Promise<{ sha: string; size: number }> {
 	const res = await fetch(`${app().baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${as.accessToken}` } });
 	expect(res.status).toBe(200);
-	const hash = createHash("sha256");
-	let size = 0;
-	for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-		hash.update(chunk);
-		size += chunk.length;
-	}
-	return { sha: hash.digest("hex"), size };
+	return digestOfBody(res.body);
 }
 
 test("tus-js-client uploads a file in one PATCH: it becomes an attachment of the memo, typed from its name, byte-identical", async () => {

@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import path from "node:path";
 import S3rver from "s3rver";
 import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
 import { startCutProxy } from "../support/cut-proxy.js";
 import { waitFor } from "../support/processes.js";
-import { patternBytes, tusUpload, writePatternFile } from "../support/tus-client.js";
+import { digestOfBody, patternBytes, tusUpload, writePatternFile } from "../support/tus-client.js";
 import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
 
 /**
@@ -43,13 +42,7 @@ describeCluster("tus uploads over two attachments replicas", () => {
 				await res.arrayBuffer();
 				return undefined;
 			}
-			const hash = createHash("sha256");
-			let size = 0;
-			for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-				hash.update(chunk);
-				size += chunk.length;
-			}
-			return { sha: hash.digest("hex"), size };
+			return digestOfBody(res.body);
 		});
 	}
 

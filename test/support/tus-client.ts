@@ -31,6 +31,17 @@ export async function writePatternFile(path: string, size: number): Promise<stri
 	return hash.digest("hex");
 }
 
+/** SHA-256 and length of a response body, read as it streams in. */
+export async function digestOfBody(body: ReadableStream<Uint8Array> | null): Promise<{ sha: string; size: number }> {
+	const hash = createHash("sha256");
+	let size = 0;
+	for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+		hash.update(chunk);
+		size += chunk.length;
+	}
+	return { sha: hash.digest("hex"), size };
+}
+
 /** The bytes `start` … `end` (inclusive) of any pattern file. */
 export function patternBytes(start: number, end: number): Buffer {
 	return patternChunk(start, end - start + 1);
