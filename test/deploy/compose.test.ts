@@ -64,6 +64,15 @@ describe("docker-compose.yml", () => {
 		}
 	});
 
+	test("MongoDB runs as a one-member replica set that its health check initiates, and every MONGO_URL names the set", () => {
+		const mongo = compose.services.mongo as ComposeService & { command?: string[] };
+		expect(mongo.command).toEqual(expect.arrayContaining(["--replSet", "rs0"]));
+		expect(JSON.stringify(mongo.healthcheck?.test)).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'mongo:27017' }] })");
+		const urls = appServices.map(([, s]) => envOf(s).MONGO_URL).filter((url): url is string => url !== undefined);
+		expect(urls.length).toBeGreaterThan(0);
+		for (const url of urls) expect(new URL(url).searchParams.get("replicaSet")).toBe("rs0");
+	});
+
 	test("NATS requires the user and password every service logs in with", () => {
 		const nats = compose.services.nats as ComposeService & { command: string[] };
 		const args = nats.command.map(interpolate);

@@ -292,6 +292,12 @@ describeOverlays("k8s overlays", () => {
 		expect(new URL(config.transporter as string).hostname).toBe("nats");
 		expect(config.bus).toEqual({ user: "memos", password: expect.any(String) });
 		expect(new URL(config.mongoUrl as string).hostname).toBe("mongo");
+		expect(new URL(config.mongoUrl as string).searchParams.get("replicaSet")).toBe("rs0");
+		const mongo = sets.find(s => s.metadata?.name === "mongo") as IStatefulSet;
+		expect(mongo.spec?.template.spec?.containers[0]?.args).toEqual(expect.arrayContaining(["--replSet", "rs0"]));
+		expect(JSON.stringify(mongo.spec?.template.spec?.containers[0]?.readinessProbe)).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'mongo:27017' }] })");
+		const mongoService = ofKind<IService>(objects, "Service").find(s => s.metadata?.name === "mongo") as IService;
+		expect({ clusterIP: mongoService.spec?.clusterIP, publishNotReadyAddresses: mongoService.spec?.publishNotReadyAddresses }).toEqual({ clusterIP: "None", publishNotReadyAddresses: true });
 		expect(config.s3?.endPoint).toBe("s3");
 		for (const object of objects) if (object.kind !== "Namespace") expect(object.metadata.namespace).toBe("memos-dev");
 	});
