@@ -23,10 +23,11 @@ export type QueryParam =
 	| "spaceId"
 	| "identityProviderId"
 	| "userId"
-	| "url";
+	| "url"
+	| "validateOnly";
 
 export interface OperationDoc {
-	tag: "AuthService" | "UserService" | "MemoService" | "AttachmentService" | "SpaceService" | "IdentityProviderService" | "InstanceService" | "AIService";
+	tag: "AuthService" | "UserService" | "ShortcutService" | "MemoService" | "AttachmentService" | "SpaceService" | "IdentityProviderService" | "InstanceService" | "AIService";
 	query?: QueryParam[];
 	/** The JSON body's schema; the route table says whether the operation takes a body. */
 	request?: SchemaName;
@@ -66,6 +67,11 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 		description: "Use the token as `Authorization: Bearer memos_pat_…`; it is shown once and stored only as a hash."
 	},
 	DeletePersonalAccessToken: { tag: "UserService" },
+	ListShortcuts: { tag: "ShortcutService", query: PAGE, response: "ListShortcutsResponse" },
+	CreateShortcut: { tag: "ShortcutService", query: ["validateOnly"], request: "Shortcut", response: "Shortcut" },
+	GetShortcut: { tag: "ShortcutService", response: "Shortcut" },
+	UpdateShortcut: { tag: "ShortcutService", query: ["updateMask"], request: "Shortcut", response: "Shortcut" },
+	DeleteShortcut: { tag: "ShortcutService" },
 	// Contract 7
 	ListMemos: { tag: "MemoService", query: [...PAGE, "state", "orderBy", "filter", "showDeleted"], response: "ListMemosResponse" },
 	CreateMemo: { tag: "MemoService", query: ["memoId"], request: "Memo", response: "Memo" },

@@ -270,6 +270,12 @@ export const SCHEMAS = {
 	}),
 	ListPersonalAccessTokensResponse: page("personalAccessTokens", "PersonalAccessToken"),
 	CreatePersonalAccessTokenRequest: obj({ description: str("at most 256 characters"), expiresInDays: int32("0 or absent: never expires; otherwise 1-3650") }),
+	Shortcut: obj({
+		name: out(str("users/{username}/shortcuts/{id}")),
+		title: str("1-256 characters"),
+		filter: str("a ListMemos filter (contract 6); empty: every memo")
+	}),
+	ListShortcutsResponse: page("shortcuts", "Shortcut"),
 	CreatePersonalAccessTokenResponse: obj({ personalAccessToken: ref("PersonalAccessToken"), token: str("memos_pat_ and 32 base62 characters; shown only here") })
 } satisfies Record<string, Schema>;
 

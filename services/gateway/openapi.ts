@@ -36,7 +36,8 @@ const QUERY_PARAMETERS: Record<QueryParam, Json> = {
 	spaceId: { name: "spaceId", in: "query", schema: { type: "string" }, description: "client-chosen id; empty: a UUID v4" },
 	identityProviderId: { name: "identityProviderId", in: "query", schema: { type: "string" }, description: "client-chosen id; empty: generated" },
 	userId: { name: "userId", in: "query", schema: { type: "string" }, description: "optional; must equal user.username" },
-	url: { name: "url", in: "query", required: true, schema: { type: "string" } }
+	url: { name: "url", in: "query", required: true, schema: { type: "string" } },
+	validateOnly: { name: "validateOnly", in: "query", schema: { type: "boolean" }, description: "check the request, save nothing" }
 };
 
 const ERROR_RESPONSE = { $ref: "#/components/responses/Error" };

@@ -40,13 +40,14 @@ export async function purgeExpiredMemos(deps: MemosDeps, now: number): Promise<n
 }
 
 /**
- * For DeleteUser (contract 2.4): the user's reactions and share links, and their memos purged
+ * For DeleteUser (contract 2.4): the user's reactions, share links and shortcuts, and their memos purged
  * as with `force` (others' comments on them survive as ordinary memos). Idempotent.
  */
 export async function deleteUserData(deps: MemosDeps, userId: string): Promise<void> {
 	const { store } = deps;
 	await store.reactions.remove({ creatorId: userId }, { multi: true });
 	await store.shares.remove({ creatorId: userId }, { multi: true });
+	await store.shortcuts.remove({ userId }, { multi: true });
 	const ids = (await store.memos.find({ creatorId: userId }, { projection: { _id: 1 } })).map(memo => memo._id);
 	if (ids.length === 0) return;
 	await detachMemos(store, ids);

@@ -1,11 +1,13 @@
 import { nextSequence } from "../../shared/sequence.js";
 import type { Collection, DocumentStore, IndexSpec } from "../../shared/store/document-store.js";
 import type { MemoDoc, ReactionDoc, RelationDoc, ShareDoc } from "./memo-doc.js";
+import type { ShortcutDoc } from "./shortcuts.js";
 
 const MEMOS = "memos";
 const MEMO_RELATIONS = "memo_relations";
 const MEMO_REACTIONS = "memo_reactions";
 const MEMO_SHARES = "memo_shares";
+const MEMO_SHORTCUTS = "memo_shortcuts";
 const SEQUENCES = "memo_sequences";
 
 /** The memos service's collections: memos and what each memo owns besides its document, and the creation counter. */
@@ -15,6 +17,8 @@ export interface MemosStore {
 	relations: Collection<RelationDoc>;
 	reactions: Collection<ReactionDoc>;
 	shares: Collection<ShareDoc>;
+	/** Users' saved memo filters (contract 16). */
+	shortcuts: Collection<ShortcutDoc>;
 	/** The creation sequence that breaks ties between equal sort keys (contract 6.4): unique and increasing across replicas. */
 	nextSeq(): Promise<number>;
 }
@@ -25,6 +29,7 @@ export function memosStore(documents: DocumentStore): MemosStore {
 		relations: documents.collection<RelationDoc>(MEMO_RELATIONS),
 		reactions: documents.collection<ReactionDoc>(MEMO_REACTIONS),
 		shares: documents.collection<ShareDoc>(MEMO_SHARES),
+		shortcuts: documents.collection<ShortcutDoc>(MEMO_SHORTCUTS),
 		nextSeq: () => nextSequence(documents, SEQUENCES, MEMOS)
 	};
 }
@@ -69,6 +74,8 @@ export async function ensureMemosIndexes(store: MemosStore): Promise<void> {
 	// A memo's share links newest first; a deleted user's.
 	await store.shares.ensureIndex({ fields: { memoId: 1, createTime: -1, _id: -1 } });
 	await store.shares.ensureIndex({ fields: { creatorId: 1 } });
+	// A user's shortcuts in list order; a deleted user's.
+	await store.shortcuts.ensureIndex({ fields: { userId: 1, createTime: 1, _id: 1 } });
 }
 
 /** A purged memo takes its reactions and share links along (contract 7.6); relations go at deletion (relations.ts, detachMemos). */

@@ -34,6 +34,7 @@ import { ensureMemosIndexes, memosStore } from "./memos-store.js";
 import { deleteMemoReaction, listMemoReactions, parseReactionType, upsertMemoReaction } from "./reactions.js";
 import { listMemoRelations, setMemoRelations } from "./relations.js";
 import { createMemoShare, deleteMemoShare, listMemoShares, liveSharedMemo, toShareJson } from "./shares.js";
+import { createShortcut, deleteShortcut, getShortcut, listShortcuts, updateShortcut, type CreateShortcutParams, type ShortcutDeps, type UpdateShortcutParams } from "./shortcuts.js";
 import { getUserStats, listAllUserStats, type UserStatsDeps } from "./user-stats.js";
 
 /**
@@ -93,6 +94,10 @@ async function userStatsDeps(deps: MemosDeps, ctx: Ctx<unknown>): Promise<UserSt
 	};
 }
 
+function shortcutDeps(deps: MemosDeps, ctx: Ctx<unknown>): ShortcutDeps {
+	return { shortcuts: deps.store.shortcuts, userIds: usernames => deps.peers.userIds(usernames), now: () => requestTime(ctx) };
+}
+
 /** MemoService (contract 7): memos, comments, relations, reactions, share links, link metadata. */
 const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	name: "memos",
@@ -115,6 +120,38 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		listAllUserStats: {
 			async handler(ctx: Ctx<{ state?: unknown; filter?: unknown }>) {
 				return listAllUserStats(await userStatsDeps(this.deps(ctx), ctx), ctx.params);
+			}
+		},
+
+		/** ListShortcuts (contract 16): `users/{user}/shortcuts`, the user themself only. */
+		listShortcuts: {
+			handler(ctx: Ctx<{ user?: unknown; pageSize?: unknown; pageToken?: unknown }>) {
+				return listShortcuts(shortcutDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
+			}
+		},
+
+		getShortcut: {
+			handler(ctx: Ctx<{ user?: unknown; shortcut?: unknown }>) {
+				return getShortcut(shortcutDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
+			}
+		},
+
+		/** CreateShortcut; its filter is checked with the memo filter grammar (contract 6.1, 6.2). */
+		createShortcut: {
+			handler(ctx: Ctx<CreateShortcutParams & Record<string, unknown>>) {
+				return createShortcut(shortcutDeps(this.deps(ctx), ctx), ctx.params, queryBoolOf(ctx.params, "validateOnly"), signedIn(ctx));
+			}
+		},
+
+		updateShortcut: {
+			handler(ctx: Ctx<UpdateShortcutParams>) {
+				return updateShortcut(shortcutDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
+			}
+		},
+
+		deleteShortcut: {
+			async handler(ctx: Ctx<{ user?: unknown; shortcut?: unknown }>): Promise<void> {
+				await deleteShortcut(shortcutDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
 			}
 		},
 

@@ -99,6 +99,7 @@ beforeAll(async () => {
 	for (let i = 0; i < 2; i++) await ok(api.request("POST", `/${memo}/shares`, { as: alice(), body: {} }));
 	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/attachments", { as: alice(), body: { filename: `f${i}.txt`, content: "aGk=", memo } }));
 	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/attachments", { as: bob(), body: { filename: `b${i}.txt`, content: "aGk=" } }));
+	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/users/user1/shortcuts", { as: alice(), body: { title: `s${i}`, filter: "pinned" } }));
 });
 
 /** A list's first page of one item, then its second page through the token: both positions. */
@@ -156,5 +157,9 @@ describe("the lists of one memo and the other resources", () => {
 		await firstAndNextPage(`/${space}/members`, alice());
 		await firstAndNextPage("/users", admin());
 		await expectListServed(() => api.request("GET", "/identity-providers", { as: admin() }));
+	});
+
+	test("a user's shortcuts", async () => {
+		await firstAndNextPage("/users/user1/shortcuts", alice());
 	});
 });

@@ -135,5 +135,51 @@ export const usersRoutes: RouteSpec[] = [
 		body: "patch",
 		idempotent: true,
 		summary: "Changes GENERAL or TAGS fields named by updateMask (the user themself)."
+	},
+	{
+		operation: "ListShortcuts",
+		method: "GET",
+		path: "/api/v1/users/{user}/shortcuts",
+		action: memosActions.listShortcuts,
+		access: "signed-in",
+		summary: "A user's saved memo filters, oldest first (the user themself)."
+	},
+	{
+		operation: "CreateShortcut",
+		method: "POST",
+		path: "/api/v1/users/{user}/shortcuts",
+		action: memosActions.createShortcut,
+		access: "signed-in",
+		body: "shortcut",
+		summary: "Saves a memo filter under a title; the filter must be one ListMemos accepts (the user themself)."
+	},
+	{
+		operation: "GetShortcut",
+		method: "GET",
+		path: "/api/v1/users/{user}/shortcuts/{shortcut}",
+		action: memosActions.getShortcut,
+		access: "signed-in",
+		summary: "One shortcut (the user themself)."
+	},
+	{
+		operation: "UpdateShortcut",
+		method: "PATCH",
+		path: "/api/v1/users/{user}/shortcuts/{shortcut}",
+		action: memosActions.updateShortcut,
+		access: "signed-in",
+		// Not `shortcut`: the path parameter of that name would replace it.
+		body: "patch",
+		idempotent: true,
+		summary: "Changes the title or filter named by updateMask (the user themself)."
+	},
+	{
+		operation: "DeleteShortcut",
+		method: "DELETE",
+		path: "/api/v1/users/{user}/shortcuts/{shortcut}",
+		action: memosActions.deleteShortcut,
+		access: "signed-in",
+		empty: true,
+		idempotent: true,
+		summary: "Deletes a shortcut (the user themself)."
 	}
 ];
