@@ -44,13 +44,18 @@ export interface NodeOverrides {
 	blobs?: BlobStore;
 }
 
+/** A store operation ends (on MongoDB, by maxTimeMS) a little before the call that waits for it times out. */
+export function storeQueryTimeoutMs(config: Pick<Config, "requestTimeoutMs">): number {
+	return Math.max(1000, config.requestTimeoutMs - 2000);
+}
+
 /** Opens what the configured services need, starts them and the health server. */
 export async function startNode(config: Config, catalog: Catalog, overrides: NodeOverrides = {}): Promise<NodeHandle> {
 	const entries = config.services.map(name => catalog[name]);
 	await checkBusAccess(config);
 	let imported: NedbImport | undefined;
 	const documents = entries.some(e => e.documents)
-		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db"), onImport: done => (imported = done) })))
+		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, queryTimeoutMs: storeQueryTimeoutMs(config), dir: path.join(config.dataDir, "db"), onImport: done => (imported = done) })))
 		: undefined;
 	let blobs: BlobStore | undefined;
 	try {

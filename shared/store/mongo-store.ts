@@ -15,12 +15,29 @@ export class MongoDocumentStore implements DocumentStore {
 	readonly driver = "mongodb";
 	private closed = false;
 
-	private constructor(private readonly connection: mongoose.Connection) {}
+	private constructor(
+		private readonly connection: mongoose.Connection,
+		private readonly queryTimeoutMs: number
+	) {}
 
-	/** `dbName` overrides the database named in the URL (tests use one per run). */
-	static async connect(url: string, options: { dbName?: string } = {}): Promise<MongoDocumentStore> {
+	/**
+	 * `dbName` overrides the database named in the URL (tests use one per run); `queryTimeoutMs`
+	 * bounds each operation on the server, and should be below the time callers wait for it.
+	 */
+	static async connect(url: string, options: { dbName?: string; queryTimeoutMs?: number } = {}): Promise<MongoDocumentStore> {
+		const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
 		const connection = mongoose.createConnection(url, {
-			serverSelectionTimeoutMS: 5000,
+			// A replica set election takes about 12 s: selecting a server waits through one
+			// rather than failing every call of a failover.
+			serverSelectionTimeoutMS: 15_000,
+			// A socket that stays silent well past any operation's own bound is dead (a partition).
+			socketTimeoutMS: queryTimeoutMs + 10_000,
+			// Acknowledged means on a majority and in their journals: a failover cannot roll it back
+			// (and hand out a `seq` twice). Reads see only majority-committed data for the same reason.
+			writeConcern: { w: "majority", journal: true, wtimeoutMS: queryTimeoutMs },
+			readConcern: { level: "majority" },
+			retryWrites: true,
+			retryReads: true,
 			// While disconnected mongoose would queue calls, and a queued find() yields a promise
 			// where the driver yields a cursor; the driver's own server selection waits instead.
 			bufferCommands: false,
@@ -32,12 +49,12 @@ export class MongoDocumentStore implements DocumentStore {
 			await connection.close().catch(() => undefined);
 			throw err;
 		}
-		return new MongoDocumentStore(connection);
+		return new MongoDocumentStore(connection, queryTimeoutMs);
 	}
 
 	collection<T extends Doc = Doc>(name: string): Collection<T> {
 		if (this.closed) throw new Error("the document store is closed");
-		return new MongoCollection(name, this.connection.collection<Doc>(name)) as unknown as Collection<T>;
+		return new MongoCollection(name, this.connection.collection<Doc>(name), this.queryTimeoutMs) as unknown as Collection<T>;
 	}
 
 	async ping(): Promise<void> {
@@ -67,10 +84,18 @@ export class MongoDocumentStore implements DocumentStore {
 	}
 }
 
+/** What an operation may take on the server when the caller names no bound (maxTimeMS). */
+const DEFAULT_QUERY_TIMEOUT_MS = 8_000;
+
+/**
+ * Every operation but index builds carries `maxTimeMS`: the server stops a query its caller
+ * has given up on, instead of running it on while retries pile more of it onto the primary.
+ */
 class MongoCollection implements Collection<Doc> {
 	constructor(
 		readonly name: string,
-		private readonly native: NativeCollection
+		private readonly native: NativeCollection,
+		private readonly maxTimeMS: number
 	) {}
 
 	async ensureIndex(spec: IndexSpec): Promise<void> {
@@ -88,17 +113,18 @@ class MongoCollection implements Collection<Doc> {
 				sort: options.sort,
 				skip: options.skip,
 				limit: options.limit,
-				projection: options.projection
+				projection: options.projection,
+				maxTimeMS: this.maxTimeMS
 			})
 			.toArray();
 	}
 
 	findOne(filter: Filter): Promise<Doc | null> {
-		return this.native.findOne(filter as MongoFilter);
+		return this.native.findOne(filter as MongoFilter, { maxTimeMS: this.maxTimeMS });
 	}
 
 	count(filter: Filter): Promise<number> {
-		return this.native.countDocuments(filter as MongoFilter);
+		return this.native.countDocuments(filter as MongoFilter, { maxTimeMS: this.maxTimeMS });
 	}
 
 	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
@@ -106,8 +132,8 @@ class MongoCollection implements Collection<Doc> {
 		const mongoUpdate = toMongoUpdate(filter, update, upsert);
 		const result = await this.guard(
 			options.multi
-				? this.native.updateMany(filter as MongoFilter, mongoUpdate, { upsert })
-				: this.native.updateOne(filter as MongoFilter, mongoUpdate, { upsert })
+				? this.native.updateMany(filter as MongoFilter, mongoUpdate, { upsert, maxTimeMS: this.maxTimeMS })
+				: this.native.updateOne(filter as MongoFilter, mongoUpdate, { upsert, maxTimeMS: this.maxTimeMS })
 		);
 		return result.matchedCount + result.upsertedCount;
 	}
@@ -115,12 +141,13 @@ class MongoCollection implements Collection<Doc> {
 	findOneAndUpdate(filter: Filter, update: Update, options: { upsert?: boolean } = {}): Promise<Doc | null> {
 		const upsert = options.upsert ?? false;
 		return this.guard(
-			this.native.findOneAndUpdate(filter as MongoFilter, toMongoUpdate(filter, update, upsert), { upsert, returnDocument: "after" })
+			this.native.findOneAndUpdate(filter as MongoFilter, toMongoUpdate(filter, update, upsert), { upsert, returnDocument: "after", maxTimeMS: this.maxTimeMS })
 		);
 	}
 
 	async remove(filter: Filter, options: { multi?: boolean } = {}): Promise<number> {
-		const result = options.multi ? await this.native.deleteMany(filter as MongoFilter) : await this.native.deleteOne(filter as MongoFilter);
+		const bound = { maxTimeMS: this.maxTimeMS };
+		const result = options.multi ? await this.native.deleteMany(filter as MongoFilter, bound) : await this.native.deleteOne(filter as MongoFilter, bound);
 		return result.deletedCount;
 	}
 

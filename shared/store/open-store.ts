@@ -10,13 +10,15 @@ import { SqliteDocumentStore } from "./sqlite-store.js";
  */
 export async function openDocumentStore(options: {
 	mongoUrl?: string;
+	/** MongoDB only: how long one operation may run on the server. */
+	queryTimeoutMs?: number;
 	dir: string | null;
 	onImport?: (imported: NedbImport) => void;
 }): Promise<DocumentStore> {
 	if (options.mongoUrl) {
 		// Loaded on demand: the embedded default should not pay for loading mongoose and its driver.
 		const { MongoDocumentStore } = await import("./mongo-store.js");
-		return await MongoDocumentStore.connect(options.mongoUrl);
+		return await MongoDocumentStore.connect(options.mongoUrl, { queryTimeoutMs: options.queryTimeoutMs });
 	}
 	const store = new SqliteDocumentStore({ dir: options.dir });
 	try {
