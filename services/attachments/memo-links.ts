@@ -1,5 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
-import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
+import { failedPrecondition, invalidArgument, notFound, permissionDenied, ServiceError } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
 import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { attachmentNotFound } from "./attachment-access.js";
@@ -52,11 +52,17 @@ async function replaceLinks(deps: AttachmentsDeps, target: LinkTarget, ids: read
 	}
 }
 
-/** SetMemoAttachments (contract 7.9): replaces the memo's set. */
+/**
+ * SetMemoAttachments (contract 7.9): replaces the memo's set. The memo's creator or an instance
+ * ADMIN, an ADMIN only on a memo the ADMIN can read: otherwise the read's answer (3.1).
+ */
 export async function setMemoAttachments(deps: AttachmentsDeps, memoId: string, ids: readonly string[], caller: Caller): Promise<void> {
 	const memo = (await deps.peers.memoInfo([memoId])).get(memoId);
 	if (memo === undefined) throw notFound(`memo "memos/${memoId}" not found`);
-	if (caller.id !== memo.creatorId && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
+	if (caller.id !== memo.creatorId) {
+		if (caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may set the attachments of memo "memos/${memoId}"`);
+		if (memo.read !== "OK") throw new ServiceError(memo.read, `no read access to memo "memos/${memoId}"`);
+	}
 	await checkLinks(deps, memo, ids);
 	await replaceLinks(deps, memo, ids);
 }

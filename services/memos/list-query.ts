@@ -8,15 +8,16 @@ import { readableBranches } from "./readable-query.js";
  * match: an anonymous caller asking for archived memos).
  *
  * `spaceIds` are the spaces the caller belongs to. Comments (`parentId` set) are never candidates. Soft-deleted memos are candidates only
- * with `showDeleted`, judged as if they were not deleted.
+ * with `showDeleted` and only the caller's own (rule 3: a deleted memo is its creator's trash, never shown to anyone else,
+ * instance ADMINs included), judged as if they were not deleted.
  */
 export function candidateBranches(caller: Caller | null, state: MemoState, showDeleted: boolean, spaceIds: readonly string[] = []): Filter[] {
 	const common: Filter = { parentId: null, state, deleteTime: null };
 	const branches = state === "ARCHIVED" ? (caller === null ? [] : [{ ...common, creatorId: caller.id }]) : readableBranches(common, caller, spaceIds);
-	if (!showDeleted) return branches;
-	// The memos indexes continue `deleteTime: null` with the owner and the sort keys; soft-deleted
-	// memos (kept until the purge) are a branch of their own, a range on deleteTime sorted apart.
-	return branches.flatMap(branch => [branch, { ...branch, deleteTime: { $gt: 0 } }]);
+	if (!showDeleted || caller === null) return branches;
+	// The memos indexes continue `deleteTime: null` with the owner and the sort keys; the caller's
+	// soft-deleted memos (kept until the purge) are a branch of their own, a range on deleteTime sorted apart.
+	return [...branches, { ...common, creatorId: caller.id, deleteTime: { $gt: 0 } }];
 }
 
 /** The distinct tags of the memos of `branches`, for the filters that decide tags one by one (filter/tag-exists.ts). */

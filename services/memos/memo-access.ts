@@ -38,14 +38,16 @@ export function assertReadable(memo: MemoDoc | null, id: string, caller: Caller 
 }
 
 /**
- * Update (contract 3.3, 7.5): the memo must exist and not be deleted; then only its creator
- * or an instance ADMIN. Writes do not mask existence (1.10).
+ * Update, SetMemoRelations and the share-link operations (contract 3.1, 3.3, 7.5): the memo
+ * must exist and not be deleted; then only its creator or an instance ADMIN. Writes do not
+ * mask existence (1.10), but an ADMIN's write never reveals a memo the ADMIN cannot read: it
+ * answers as the read would (PERMISSION_DENIED, or NOT_FOUND when archived).
  */
-export function assertCanUpdate(memo: MemoDoc | null, id: string, caller: Caller): asserts memo is MemoDoc {
+export function assertCanUpdate(memo: MemoDoc | null, id: string, caller: Caller, spaces: SpaceRoles): asserts memo is MemoDoc {
 	if (memo === null || memo.deleteTime !== null) throw memoNotFound(id);
-	if (caller.id !== memo.creatorId && caller.role !== "ADMIN") {
-		throw permissionDenied(`only the creator or an admin may update memo "memos/${id}"`);
-	}
+	if (caller.id === memo.creatorId) return;
+	if (caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may change memo "memos/${id}"`);
+	assertReadable(memo, id, caller, spaces);
 }
 
 /**

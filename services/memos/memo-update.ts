@@ -131,8 +131,9 @@ export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, pa
 	const changes = parseUpdateMemo(params, await deps.contentLengthLimit(), now);
 	const relatedIds = changes.relations === undefined ? undefined : parseReferences(changes.relations, id);
 	const memo = await store.memos.findOne({ _id: id });
-	assertCanUpdate(memo, id, caller);
-	if (relatedIds !== undefined) await assertRelatable(store, relatedIds, caller, await peers.spacesOf(caller));
+	const spaces = await peers.spacesOf(caller);
+	assertCanUpdate(memo, id, caller, spaces);
+	if (relatedIds !== undefined) await assertRelatable(store, relatedIds, caller, spaces);
 	await checkSpaceMove(deps, caller, memo, changes.spaceId);
 	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(memo), changes.attachments, false);
 	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));

@@ -288,7 +288,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		/** POST /api/v1/memos/{memo}/shares (contract 7.11). */
 		createMemoShare: {
 			async handler(ctx: Ctx<{ memo?: unknown; memoShare?: unknown }>) {
-				const share = await createMemoShare(this.deps(ctx).store, ctx.meta.user ?? null, pathId(ctx.params.memo), ctx.params.memoShare, requestTime(ctx));
+				const share = await createMemoShare(this.deps(ctx), ctx.meta.user ?? null, pathId(ctx.params.memo), ctx.params.memoShare, requestTime(ctx));
 				return toShareJson(share);
 			}
 		},
@@ -296,7 +296,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		/** GET /api/v1/memos/{memo}/shares (contract 7.11). */
 		listMemoShares: {
 			async handler(ctx: Ctx<{ memo?: unknown }>) {
-				const shares = await listMemoShares(this.deps(ctx).store, ctx.meta.user ?? null, pathId(ctx.params.memo));
+				const shares = await listMemoShares(this.deps(ctx), ctx.meta.user ?? null, pathId(ctx.params.memo));
 				return { memoShares: shares.map(toShareJson) };
 			}
 		},
@@ -304,7 +304,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		/** DELETE /api/v1/memos/{memo}/shares/{share} (contract 7.11). */
 		deleteMemoShare: {
 			async handler(ctx: Ctx<{ memo?: unknown; share?: unknown }>): Promise<void> {
-				await deleteMemoShare(this.deps(ctx).store, ctx.meta.user ?? null, pathId(ctx.params.memo), pathId(ctx.params.share));
+				await deleteMemoShare(this.deps(ctx), ctx.meta.user ?? null, pathId(ctx.params.memo), pathId(ctx.params.share));
 			}
 		},
 

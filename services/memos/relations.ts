@@ -238,8 +238,9 @@ export async function detachMemos(store: MemosStore, memoIds: readonly string[])
 export async function setMemoRelations(deps: MemosDeps, caller: Caller, id: string, relations: unknown, now: number): Promise<void> {
 	const relatedIds = parseReferences(relations, id);
 	const { store } = deps;
-	assertCanUpdate(await store.memos.findOne({ _id: id }), id, caller);
-	await assertRelatable(store, relatedIds, caller, await deps.peers.spacesOf(caller));
+	const spaces = await deps.peers.spacesOf(caller);
+	assertCanUpdate(await store.memos.findOne({ _id: id }), id, caller, spaces);
+	await assertRelatable(store, relatedIds, caller, spaces);
 	await replaceReferences(store, id, relatedIds, now);
 	await store.memos.update({ _id: id, deleteTime: null }, { $set: { updateTime: now } });
 }

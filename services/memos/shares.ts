@@ -1,10 +1,12 @@
 import type { Caller } from "../../shared/caller.js";
-import { failedPrecondition, invalidArgument, notFound, permissionDenied, unauthenticated } from "../../shared/errors.js";
+import { failedPrecondition, invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { generateShareToken } from "../../shared/ids.js";
 import { formatShareName } from "../../shared/names.js";
 import { parseTimestamp, toTimestamp } from "../../shared/proto-json.js";
 import { fieldOf, optionalMessageOf } from "../../shared/request-message.js";
+import { assertCanUpdate } from "./memo-access.js";
 import type { MemoDoc, ShareDoc } from "./memo-doc.js";
+import type { MemosDeps } from "./memos-deps.js";
 import type { MemosStore } from "./memos-store.js";
 
 /** Share links (contract 4.4, 7.11). The document id is the bearer token itself. */
@@ -36,35 +38,37 @@ export async function liveSharedMemo(store: MemosStore, token: unknown, now: num
 	return store.memos.findOne({ _id: share.memoId, deleteTime: null, state: "NORMAL" });
 }
 
-/** Share links are managed by the memo's creator or an instance ADMIN (contract 7.11, rule 10). */
-async function managedMemo(store: MemosStore, id: string, caller: Caller | null): Promise<{ memo: MemoDoc; caller: Caller }> {
+/**
+ * Share links are managed by the memo's creator or an instance ADMIN (contract 7.11, rule 10),
+ * an ADMIN only on a memo the ADMIN can read (3.1).
+ */
+async function managedMemo(deps: MemosDeps, id: string, caller: Caller | null): Promise<{ memo: MemoDoc; caller: Caller }> {
 	if (!caller) throw unauthenticated();
-	const memo = await store.memos.findOne({ _id: id, deleteTime: null });
-	if (memo === null) throw notFound(`memo "memos/${id}" not found`);
-	if (memo.creatorId !== caller.id && caller.role !== "ADMIN") throw permissionDenied(`only the creator or an admin may manage the share links of memo "memos/${id}"`);
+	const memo = await deps.store.memos.findOne({ _id: id });
+	assertCanUpdate(memo, id, caller, await deps.peers.spacesOf(caller));
 	return { memo, caller };
 }
 
 /** CreateMemoShare (contract 7.11). */
-export async function createMemoShare(store: MemosStore, caller: Caller | null, id: string, body: unknown, now: number): Promise<ShareDoc> {
-	const { memo, caller: creator } = await managedMemo(store, id, caller);
+export async function createMemoShare(deps: MemosDeps, caller: Caller | null, id: string, body: unknown, now: number): Promise<ShareDoc> {
+	const { memo, caller: creator } = await managedMemo(deps, id, caller);
 	const expireTime = parseExpireTime(body, now);
 	if (memo.state !== "NORMAL") throw failedPrecondition(`memo "memos/${id}" is archived and cannot be shared`);
 	const doc: ShareDoc = { _id: generateShareToken(), memoId: id, creatorId: creator.id, createTime: now, expireTime };
-	await store.shares.insert(doc);
+	await deps.store.shares.insert(doc);
 	return doc;
 }
 
 /** ListMemoShares (contract 7.11): every link, expired ones included, newest first; not paginated. */
-export async function listMemoShares(store: MemosStore, caller: Caller | null, id: string): Promise<ShareDoc[]> {
-	await managedMemo(store, id, caller);
-	return store.shares.find({ memoId: id }, { sort: { createTime: -1, _id: -1 } });
+export async function listMemoShares(deps: MemosDeps, caller: Caller | null, id: string): Promise<ShareDoc[]> {
+	await managedMemo(deps, id, caller);
+	return deps.store.shares.find({ memoId: id }, { sort: { createTime: -1, _id: -1 } });
 }
 
 /** DeleteMemoShare (contract 7.11): revokes at once; another memo's share is NOT_FOUND. */
-export async function deleteMemoShare(store: MemosStore, caller: Caller | null, id: string, token: string): Promise<void> {
-	await managedMemo(store, id, caller);
-	const removed = await store.shares.remove({ _id: token, memoId: id });
+export async function deleteMemoShare(deps: MemosDeps, caller: Caller | null, id: string, token: string): Promise<void> {
+	await managedMemo(deps, id, caller);
+	const removed = await deps.store.shares.remove({ _id: token, memoId: id });
 	if (removed === 0) throw notFound(`share "${formatShareName(id, token)}" not found`);
 }
 

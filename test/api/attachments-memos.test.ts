@@ -99,8 +99,8 @@ describe("SetMemoAttachments and ListMemoAttachments (contract 7.9)", () => {
 		expect(await linked(alice(), m)).toEqual([]);
 	});
 
-	test("an ADMIN may set the attachments of another user's memo, with that user's attachments", async () => {
-		const m = await memo(alice());
+	test("an ADMIN may set the attachments of another user's memo the ADMIN can read, with that user's attachments", async () => {
+		const m = await memo(alice(), { content: "memo", visibility: "PROTECTED" });
 		const a = await attachment(alice());
 		expect((await setAttachments(admin(), m, [a.name])).status).toBe(200);
 		expect(await linked(alice(), m)).toEqual([a.name]);

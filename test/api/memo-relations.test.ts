@@ -81,7 +81,7 @@ describe("SetMemoRelations (contract 7.8)", () => {
 	});
 
 	test("related memos that are missing, deleted or unreadable are NOT_FOUND; creator or admin only", async () => {
-		const memo = await created({ content: "source" });
+		const memo = await created({ content: "source", visibility: "PROTECTED" });
 		const theirs = await created({ content: "bob's private" }, bob());
 		const deleted = await created({ content: "gone" });
 		expect((await api.remove(alice(), deleted.name)).status).toBe(200);

@@ -39,7 +39,7 @@ const TOKEN = /^[23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]{22}$
 
 describe("CreateMemoShare, ListMemoShares, DeleteMemoShare (contract 7.11)", () => {
 	test("creates tokens of 22 base57 characters, lists newest first, revokes", async () => {
-		const memo = await created({ content: "share me" });
+		const memo = await created({ content: "share me", visibility: "PROTECTED" });
 		const forever = await shared(memo.name);
 		expect(forever.name.startsWith(`${memo.name}/shares/`)).toBe(true);
 		expect(tokenOf(forever)).toMatch(TOKEN);

@@ -72,7 +72,7 @@ describe("ListMemos candidates (contract 7.2)", () => {
 		expect(await ids(alice(), { state: "NORMAL", filter: notCarol })).toEqual(await ids(alice(), { state: "STATE_UNSPECIFIED", filter: notCarol }));
 	});
 
-	test("showDeleted adds soft-deleted memos the caller could otherwise list, with deleteTime", async () => {
+	test("showDeleted adds the caller's own soft-deleted memos, with deleteTime (rule 3)", async () => {
 		const res = await api.list(alice(), { showDeleted: "true", filter: notCarol });
 		expect(res.body.memos.map(m => m.name)).toEqual([
 			"memos/b-public",
@@ -86,8 +86,21 @@ describe("ListMemos candidates (contract 7.2)", () => {
 			if (memo.name.endsWith("deleted")) expect(memo.deleteTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 			else expect(memo).not.toHaveProperty("deleteTime");
 		}
-		expect(sorted(await ids(bob(), { showDeleted: "1", filter: notCarol }))).toEqual(sorted(["b-public", "b-private", "a-public", "a-protected", "a-deleted"]));
 		expect(await ids(alice(), { showDeleted: "true", state: "ARCHIVED" })).toEqual(["a-archived"]);
+	});
+
+	test("showDeleted never shows anyone else's deleted memos, PUBLIC ones and instance ADMINs included (rule 3)", async () => {
+		const listable = [
+			[bob(), ["b-public", "b-private", "a-public", "a-protected"]],
+			[admin(), ["b-public", "a-public", "a-protected"]]
+		] as const;
+		for (const [caller, expected] of listable) {
+			const res = await api.list(caller, { showDeleted: "1", filter: notCarol });
+			expect(sorted(res.body.memos.map(m => m.name.slice("memos/".length)))).toEqual(sorted([...expected]));
+			expect(res.text).not.toContain("alpha deleted");
+			expect(res.text).not.toContain("deleteTime");
+		}
+		expect(await ids(bob(), { showDeleted: "true", filter: 'content == "alpha deleted"' })).toEqual([]);
 	});
 
 	test("anonymous callers: UNAUTHENTICATED on a private instance; PUBLIC memos only on a public one; no archived list", async () => {
@@ -97,7 +110,7 @@ describe("ListMemos candidates (contract 7.2)", () => {
 		try {
 			expect(await ids(null)).toEqual(["b-public", "a-public"]);
 			expect(await ids(null, { state: "ARCHIVED" })).toEqual([]);
-			expect(await ids(null, { showDeleted: "true" })).toEqual(["b-public", "a-deleted", "a-public"]);
+			expect(await ids(null, { showDeleted: "true" })).toEqual(["b-public", "a-public"]);
 			expect(await ids(null, { filter: 'creator == "users/user1"' })).toEqual(["a-public"]);
 		} finally {
 			await api.setAccessMode(admin(), "PRIVATE");

@@ -5,6 +5,7 @@ import { assertCanDelete, assertCanUpdate, assertReadable, canRead } from "../..
 import { parseCreateMemo } from "../../services/memos/memo-create.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { toMemoJson } from "../../services/memos/memo-json.js";
+import { NO_SPACES } from "../../services/memos/memo-spaces.js";
 import { memoDoc } from "../support/memo-doc.js";
 import { codeOf } from "../support/service-errors.js";
 
@@ -53,11 +54,21 @@ describe("read rule (contract 1.10, 3.2)", () => {
 
 describe("write rules (contract 3.3)", () => {
 	test("update: creator or admin, existence first", () => {
-		expect(codeOf(() => assertCanUpdate(memo(), "m1", alice))).toBe("OK");
-		expect(codeOf(() => assertCanUpdate(memo(), "m1", admin))).toBe("OK");
-		expect(codeOf(() => assertCanUpdate(memo(), "m1", bob))).toBe("PERMISSION_DENIED");
-		expect(codeOf(() => assertCanUpdate(memo({ deleteTime: 5 }), "m1", alice))).toBe("NOT_FOUND");
-		expect(codeOf(() => assertCanUpdate(null, "m1", admin))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertCanUpdate(memo(), "m1", alice, NO_SPACES))).toBe("OK");
+		expect(codeOf(() => assertCanUpdate(memo({ visibility: "PROTECTED" }), "m1", admin, NO_SPACES))).toBe("OK");
+		expect(codeOf(() => assertCanUpdate(memo({ visibility: "PUBLIC" }), "m1", bob, NO_SPACES))).toBe("PERMISSION_DENIED");
+		expect(codeOf(() => assertCanUpdate(memo({ deleteTime: 5 }), "m1", alice, NO_SPACES))).toBe("NOT_FOUND");
+		expect(codeOf(() => assertCanUpdate(null, "m1", admin, NO_SPACES))).toBe("NOT_FOUND");
+	});
+
+	test("an admin's write answers as a read would on a memo the admin cannot read (3.1)", () => {
+		expect(codeOf(() => assertCanUpdate(memo({ visibility: "PRIVATE" }), "m1", admin, NO_SPACES))).toBe("PERMISSION_DENIED");
+		expect(codeOf(() => assertCanUpdate(memo({ visibility: "PUBLIC", state: "ARCHIVED" }), "m1", admin, NO_SPACES))).toBe("NOT_FOUND");
+		const spaceMemo = memo({ visibility: "SPACE", spaceId: "s1" });
+		expect(codeOf(() => assertCanUpdate(spaceMemo, "m1", admin, NO_SPACES))).toBe("PERMISSION_DENIED");
+		expect(codeOf(() => assertCanUpdate(spaceMemo, "m1", admin, new Map([["s1", "MEMBER"]])))).toBe("OK");
+		expect(codeOf(() => assertCanUpdate(memo({ visibility: "PRIVATE", state: "ARCHIVED" }), "m1", alice, NO_SPACES))).toBe("OK");
+		expect(codeOf(() => assertCanUpdate(memo({ visibility: "PRIVATE", state: "ARCHIVED" }), "m1", bob, NO_SPACES))).toBe("PERMISSION_DENIED");
 	});
 
 	test("delete: a deleted memo can only be purged", () => {
@@ -219,11 +230,20 @@ describe("ListMemos candidates (contract 7.2)", () => {
 		]);
 	});
 
-	test("archived: own only; showDeleted adds the soft-deleted memos of each branch as a branch of their own", () => {
+	test("archived: own only; showDeleted adds the caller's own soft-deleted memos as a branch of their own", () => {
 		const common = { parentId: null, state: "ARCHIVED", creatorId: admin.id };
 		expect(candidateBranches(admin, "ARCHIVED", true)).toEqual([
 			{ ...common, deleteTime: null },
 			{ ...common, deleteTime: { $gt: 0 } }
 		]);
+	});
+
+	test("showDeleted adds only the caller's own soft-deleted memos, none for anonymous callers (rule 3)", () => {
+		const common = { parentId: null, state: "NORMAL" };
+		expect(candidateBranches(bob, "NORMAL", true, ["s1"])).toEqual([
+			...candidateBranches(bob, "NORMAL", false, ["s1"]),
+			{ ...common, creatorId: bob.id, deleteTime: { $gt: 0 } }
+		]);
+		expect(candidateBranches(null, "NORMAL", true)).toEqual(candidateBranches(null, "NORMAL", false));
 	});
 });
