@@ -35,14 +35,16 @@ function validationMessage(data: unknown): string {
 }
 
 /**
- * The storage itself failing (the errno Node reports, kept by Moleculer when the error crosses
- * the transporter): the write was not saved, and the client is told why (issue 16.6).
+ * The storage itself failing (the errno Node reports, or the document store's StorageError named
+ * alike; Moleculer keeps the code when the error crosses the transporter): the write was not
+ * saved, and the client is told why (issue 16.6).
  */
 const STORAGE_FAILURES: Record<string, [GrpcCodeName, string]> = {
 	ENOSPC: ["RESOURCE_EXHAUSTED", "storage is full: the change was not saved"],
 	EDQUOT: ["RESOURCE_EXHAUSTED", "storage quota exceeded: the change was not saved"],
 	EROFS: ["UNAVAILABLE", "storage is read-only: the change was not saved"],
-	EIO: ["UNAVAILABLE", "storage input/output error"]
+	EBUSY: ["UNAVAILABLE", "storage is busy: the change was not saved"],
+	EIO: ["UNAVAILABLE", "storage failed (input/output error or damaged data)"]
 };
 
 /** Failures of the body parser (body-parser sets `type` to `entity.*`) are the client's. */

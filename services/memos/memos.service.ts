@@ -11,6 +11,7 @@ import { queryBoolOf } from "../../shared/request-message.js";
 import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
+import { StorageError } from "../../shared/store/document-store.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { authActions } from "../auth/auth.contract.js";
@@ -470,7 +471,11 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 	async started() {
 		await ensureMemosIndexes(memosStore(documentsOf(this.broker)));
-		await this.purgeExpiredMemos(this.clockNow());
+		await this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => {
+			// A full or failing disk must not keep the service from starting: the timer purges once writes work.
+			if (!(err instanceof StorageError)) throw err;
+			this.logger.warn(errorLog(err), "purging deleted memos at start failed");
+		});
 		this.purgeTimer = setInterval(() => {
 			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "purging deleted memos failed"));
 		}, this.settings.purgeIntervalMs);

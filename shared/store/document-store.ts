@@ -96,3 +96,21 @@ export class DuplicateKeyError extends Error {
 		this.name = "DuplicateKeyError";
 	}
 }
+
+/**
+ * Why the storage under a store failed, named like the system's errors (`ENOSPC`, `EROFS`,
+ * `EBUSY`, `EIO`), so the gateway maps a store's failure and a file's alike (issue 16.6).
+ */
+export type StorageFailureCode = "ENOSPC" | "EROFS" | "EBUSY" | "EIO";
+
+/** The storage refused an operation: nothing of a failed write was kept. */
+export class StorageError extends Error {
+	constructor(
+		readonly code: StorageFailureCode,
+		message: string,
+		options?: { cause?: unknown }
+	) {
+		super(message, options);
+		this.name = "StorageError";
+	}
+}

@@ -5,8 +5,9 @@ import { SqliteDocumentStore } from "./sqlite-store.js";
 /**
  * The document store a process uses: MongoDB when `mongoUrl` is set (cluster), otherwise
  * SQLite in `dir`, or in memory when `dir` is null (embedded, tests). NeDB files that an
- * earlier version left in `dir` are imported once (`onImport` hears of it). Fails when the
- * store cannot serve, so a process does not start half-ready.
+ * earlier version left in `dir` are imported once (`onImport` hears of it). SQLite opens when
+ * it can be read, also on a full or read-only disk (readiness then fails until writes work,
+ * issue 16.6); a file it cannot read fails the start.
  */
 export async function openDocumentStore(options: {
 	mongoUrl?: string;
@@ -26,7 +27,6 @@ export async function openDocumentStore(options: {
 			const imported = await importNedbFiles(store, options.dir);
 			if (imported !== null) options.onImport?.(imported);
 		}
-		await store.ping();
 	} catch (err) {
 		await store.close();
 		throw err;

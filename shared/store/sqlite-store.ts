@@ -3,11 +3,11 @@ import { accessSync, constants, mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { BoundedCache } from "../cache/bounded-cache.js";
-import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
+import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, StorageError, Update, UpdateOptions } from "./document-store.js";
 import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from "./sqlite/apply-update.js";
 import { fieldExpression, FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
 import { arrayPaths, decodeJson, toJson } from "./sqlite/json-value.js";
-import { mapWriteError } from "./sqlite/sql-errors.js";
+import { mapSqliteError, storageFailure } from "./sqlite/sql-errors.js";
 
 /** The database file under the store's directory. */
 export const DATABASE_FILE = "documents.sqlite";
@@ -20,6 +20,8 @@ const STATEMENT_CACHE_SIZE = 2000;
 const REGEX_CACHE_SIZE = 500;
 // The collection size the planner statistics of an index describe (see createIndex).
 const ASSUMED_ROWS = 1_000_000;
+// What the write probe of a failing store writes (and removes): room for a few documents.
+const PROBE_BYTES = 64 * 1024;
 
 type Row = Record<string, SQLInputValue>;
 
@@ -40,12 +42,20 @@ interface IndexStatement {
  * Every write is one IMMEDIATE transaction, so a failed write (a unique clash, a full disk,
  * a crash) leaves nothing behind. The file is in WAL mode with a busy time-out, so several
  * processes of one host can share it: readers never wait, writers queue.
+ *
+ * When the storage fails a write (a full disk, `max_page_count`, a read-only or damaged
+ * file), the store answers the port's StorageError and `ping` (readiness) fails until a probe
+ * write succeeds again; reads go on meanwhile (issue 16.6).
  */
 export class SqliteDocumentStore implements DocumentStore {
 	/** Contract 4.11 names the embedded store `nedb`, whatever its engine. */
 	readonly driver = "nedb";
 	readonly file: string | null;
-	private readonly db: DatabaseSync;
+	private db: DatabaseSync;
+	/** Opened for this process only (see open); `ping` reopens it shared once the disk has room. */
+	private exclusive = false;
+	/** The storage failure of the last failed write, until a probe write succeeds (readiness). */
+	private writeFailure: StorageError | null = null;
 	private readonly statements = new BoundedCache<string, StatementSync>({ ttlMs: Infinity, maxEntries: STATEMENT_CACHE_SIZE });
 	private readonly collections = new Map<string, SqliteCollection<Doc>>();
 	private dataVersion = -1;
@@ -55,22 +65,51 @@ export class SqliteDocumentStore implements DocumentStore {
 	constructor(options: { dir: string | null }) {
 		if (options.dir !== null) mkdirSync(options.dir, { recursive: true });
 		this.file = options.dir === null ? null : path.join(options.dir, DATABASE_FILE);
-		this.db = new DatabaseSync(this.file ?? ":memory:");
+		this.db = this.open();
+	}
+
+	/**
+	 * A connection to the database, shared with the other processes of the host when possible.
+	 * On a full disk SQLite cannot size the shared-memory file WAL mode keeps beside the
+	 * database, so not even a read works; with EXCLUSIVE locking that index lives in the
+	 * process's memory instead, so the process starts and serves reads, while other processes
+	 * cannot open the file until `ping` finds room and reopens it shared.
+	 */
+	private open(): DatabaseSync {
 		try {
-			this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+			return this.connect(false);
+		} catch (err) {
+			const failure = storageFailure(err);
+			if (this.file === null || (failure?.code !== "ENOSPC" && failure?.code !== "EIO")) throw failure ?? err;
+			try {
+				const db = this.connect(true);
+				this.exclusive = true;
+				return db;
+			} catch {
+				throw failure;
+			}
+		}
+	}
+
+	private connect(exclusive: boolean): DatabaseSync {
+		const db = new DatabaseSync(this.file ?? ":memory:");
+		try {
+			db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+			if (exclusive) db.exec("PRAGMA locking_mode = EXCLUSIVE");
 			if (this.file !== null) {
-				this.db.exec("PRAGMA journal_mode = WAL");
+				db.exec("PRAGMA journal_mode = WAL");
 				// In WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives the
 				// process crashing, and a power cut loses at most the last commits, never consistency
 				// (FULL measured about 15 ms a commit on this disk, which caps writes far below the target).
-				this.db.exec("PRAGMA synchronous = NORMAL");
+				db.exec("PRAGMA synchronous = NORMAL");
 			}
-			this.db.exec("CREATE TABLE IF NOT EXISTS _array_paths (collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID");
+			db.exec("CREATE TABLE IF NOT EXISTS _array_paths (collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID");
 			// ANALYZE of a small table is the way to create sqlite_stat1, where the indexes' statistics go.
-			if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() === undefined) this.db.exec("ANALYZE _array_paths");
-			registerRegexFunction(this.db);
+			if (db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() === undefined) db.exec("ANALYZE _array_paths");
+			registerRegexFunction(db);
+			return db;
 		} catch (err) {
-			this.db.close();
+			db.close();
 			throw err;
 		}
 	}
@@ -86,10 +125,42 @@ export class SqliteDocumentStore implements DocumentStore {
 		return collection as unknown as Collection<T>;
 	}
 
+	/** Fails while reads fail, or while writes fail: after a failed write, until a probe write succeeds. */
 	async ping(): Promise<void> {
 		this.checkOpen();
 		this.statement("SELECT 1").get();
 		if (this.file !== null) accessSync(path.dirname(this.file), constants.W_OK);
+		if (this.writeFailure === null && !this.exclusive) return;
+		this.probeWrite();
+		this.writeFailure = null;
+		if (this.exclusive) this.reopenShared();
+	}
+
+	/** Writes and removes PROBE_BYTES in one transaction; throws the StorageError when that fails. */
+	private probeWrite(): void {
+		try {
+			this.transaction(() => {
+				this.db.exec("CREATE TABLE IF NOT EXISTS _write_probe (id INTEGER PRIMARY KEY, pad BLOB NOT NULL)");
+				this.db.exec(`INSERT INTO _write_probe (pad) VALUES (zeroblob(${PROBE_BYTES}))`);
+				this.db.exec("DELETE FROM _write_probe");
+			});
+		} catch (err) {
+			throw storageFailure(err) ?? err;
+		}
+	}
+
+	private reopenShared(): void {
+		// Prepared statements belong to the connection being closed.
+		this.statements.invalidate();
+		this.db.close();
+		this.dataVersion = -1;
+		try {
+			this.db = this.connect(false);
+			this.exclusive = false;
+		} catch (err) {
+			this.db = this.connect(true);
+			throw storageFailure(err) ?? err;
+		}
 	}
 
 	async sizeBytes(): Promise<number> {
@@ -122,13 +193,14 @@ export class SqliteDocumentStore implements DocumentStore {
 	/** Runs `work` in one IMMEDIATE transaction: all of it is committed, or none of it. */
 	transaction<R>(work: () => R): R {
 		this.checkOpen();
-		this.db.exec("BEGIN IMMEDIATE");
 		try {
+			this.db.exec("BEGIN IMMEDIATE");
 			const result = work();
 			this.db.exec("COMMIT");
 			return result;
 		} catch (err) {
 			if (this.db.isTransaction) this.db.exec("ROLLBACK");
+			this.writeFailure = storageFailure(err) ?? this.writeFailure;
 			throw err;
 		}
 	}
@@ -209,7 +281,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 	/** Writes `docs` and creates `indexes` inside the caller's transaction (the NeDB import). */
 	importInTransaction(docs: Doc[], indexes: IndexSpec[]): void {
-		this.read();
+		this.prepare();
 		for (const doc of docs) this.insertRow(doc as T);
 		for (const spec of indexes) this.createIndex(this.indexStatements(spec));
 	}
@@ -275,9 +347,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-		this.read();
-		const { sql, params, projected } = this.findSql(filter, options);
-		const rows = this.store.statement(sql).all(...params) as Row[];
+		const { rows, projected } = this.read(() => {
+			const { sql, params, projected } = this.findSql(filter, options);
+			return { rows: this.store.statement(sql).all(...params) as Row[], projected };
+		});
 		if (projected === null) return rows.map(row => toDoc<T>(row._id as string, row.doc as string));
 		return rows.map(row => {
 			const doc: Record<string, unknown> = { _id: row._id };
@@ -291,9 +364,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 	/** SQLite's plan for `find(filter, options)`: one line per step, as EXPLAIN QUERY PLAN words it. */
 	explainFind(filter: Filter, options: FindOptions = {}): string[] {
-		this.read();
-		const { sql, params } = this.findSql(filter, options);
-		return (this.store.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Row[]).map(row => String(row.detail));
+		return this.read(() => {
+			const { sql, params } = this.findSql(filter, options);
+			return (this.store.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Row[]).map(row => String(row.detail));
+		});
 	}
 
 	private findSql(filter: Filter, options: FindOptions): { sql: string; params: SqlParam[]; projected: string[] | null } {
@@ -314,11 +388,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async count(filter: Filter): Promise<number> {
-		this.read();
-		const translator = this.translator();
-		const where = translator.where(filter);
-		const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...translator.params) as Row;
-		return Number(row.n);
+		return this.read(() => {
+			const translator = this.translator();
+			const where = translator.where(filter);
+			const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...translator.params) as Row;
+			return Number(row.n);
+		});
 	}
 
 	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
@@ -425,19 +500,28 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		return matches;
 	};
 
-	private read(): void {
+	private prepare(): void {
 		this.store.sync();
 		this.ensureTable();
 	}
 
-	private write<R>(work: () => R): R {
-		this.read();
+	private read<R>(work: () => R): R {
 		try {
+			this.prepare();
+			return work();
+		} catch (err) {
+			throw mapSqliteError(this.name, err);
+		}
+	}
+
+	private write<R>(work: () => R): R {
+		try {
+			this.prepare();
 			return this.store.transaction(work);
 		} catch (err) {
 			// What the transaction noted may have been rolled back: read it again.
 			this.arrays = null;
-			throw mapWriteError(this.name, err);
+			throw mapSqliteError(this.name, err);
 		}
 	}
 

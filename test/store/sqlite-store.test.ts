@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { readdir, rm } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import { DATABASE_FILE, SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { openDocumentStore } from "../../shared/store/open-store.js";
 import { describeDocumentStoreContract } from "./document-store.contract.js";
 
@@ -107,6 +107,34 @@ describe("sqlite store", () => {
 			{ _id: "u2", email: "b@example.com", n: 1 }
 		]);
 		await store.close();
+	});
+
+	test("a database that refuses writes answers StorageError EROFS and fails ping until writes work; reads go on", async () => {
+		const store = new SqliteDocumentStore({ dir: path.join(root, "read-only") });
+		try {
+			const memos = store.collection("memos");
+			await memos.insert({ _id: "m1" });
+			await expect(store.ping()).resolves.toBeUndefined();
+			store.exec("PRAGMA query_only = 1");
+			await expect(memos.insert({ _id: "m2" })).rejects.toMatchObject({ name: "StorageError", code: "EROFS" });
+			await expect(memos.find({})).resolves.toEqual([{ _id: "m1" }]);
+			await expect(store.ping()).rejects.toMatchObject({ name: "StorageError", code: "EROFS" });
+			store.exec("PRAGMA query_only = 0");
+			await expect(store.ping()).resolves.toBeUndefined();
+			await memos.insert({ _id: "m2" });
+			await expect(memos.count({})).resolves.toBe(2);
+		} finally {
+			await store.close();
+		}
+	});
+
+	test("a damaged database file fails to open with StorageError EIO", async () => {
+		const dir = path.join(root, "damaged");
+		const store = new SqliteDocumentStore({ dir });
+		await store.collection("memos").insert({ _id: "m1" });
+		await store.close();
+		await writeFile(path.join(dir, DATABASE_FILE), "this is no longer a database ".repeat(200));
+		expect(() => new SqliteDocumentStore({ dir })).toThrow(expect.objectContaining({ name: "StorageError", code: "EIO" }));
 	});
 
 	test("two connections on one file see each other's writes, including fields that became arrays", async () => {

@@ -1,5 +1,6 @@
 import { Errors } from "moleculer";
 import { ServiceError } from "../../shared/errors.js";
+import { StorageError } from "../../shared/store/document-store.js";
 import { mapError } from "../../services/gateway/status.js";
 
 describe("error to Status mapping (contract 1.8)", () => {
@@ -62,6 +63,8 @@ describe("error to Status mapping (contract 1.8)", () => {
 		// As it arrives from another node: Moleculer keeps the name, message and code.
 		const remote = Object.assign(new Error("EIO: i/o error, write"), { name: "Error", code: "EIO" });
 		expect(mapError(remote)).toMatchObject({ http: 503, body: { code: 14 }, unexpected: true });
+		// The document store's StorageError carries the same names.
+		expect(mapError(new StorageError("EBUSY", "document store: database is locked"))).toMatchObject({ http: 503, body: { code: 14, message: "storage is busy: the change was not saved" }, retryAfter: 1 });
 	});
 
 	test("a full queue (bulkhead) is RESOURCE_EXHAUSTED with Retry-After", () => {
