@@ -38,6 +38,8 @@ import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
 import { avatarImage } from "./user-avatar.js";
 import { USERS, type UserDoc } from "./user-doc.js";
 import { toUserJson } from "./user-json.js";
+import { createLinkedIdentity, deleteLinkedIdentity, getLinkedIdentity, listLinkedIdentities } from "./linked-identities.js";
+import type { JsonMessage } from "../../shared/request-message.js";
 import { listUsers, type ListUsersParams } from "./list-users.js";
 import { updateUser, type UpdateUserParams } from "./update-user.js";
 import { mayReadEmail } from "./user-access.js";
@@ -275,6 +277,31 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			}
 		},
 
+		listLinkedIdentities: {
+			handler(ctx: Context<{ user?: unknown }, RequestMeta>) {
+				return listLinkedIdentities(this.deps(), ctx.params.user, signedIn(ctx));
+			}
+		},
+
+		/** CreateLinkedIdentity (contract 16): an OAuth2 code exchange, then the link. */
+		createLinkedIdentity: {
+			handler(ctx: Context<JsonMessage, RequestMeta>) {
+				return createLinkedIdentity(this.deps(), ctx.params, signedIn(ctx), { timeoutMs: this.ssoTimeoutMs });
+			}
+		},
+
+		getLinkedIdentity: {
+			handler(ctx: Context<{ user?: unknown; linkedIdentity?: unknown }, RequestMeta>) {
+				return getLinkedIdentity(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
+		deleteLinkedIdentity: {
+			async handler(ctx: Context<{ user?: unknown; linkedIdentity?: unknown }, RequestMeta>): Promise<void> {
+				await deleteLinkedIdentity(this.deps(), ctx.params, signedIn(ctx));
+			}
+		},
+
 		batchGetUsers: {
 			handler(ctx: Context<{ usernames?: unknown }, RequestMeta>) {
 				return batchGetUsers(this.users(), ctx.params.usernames, ctx.meta.user);
@@ -393,7 +420,8 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		await tokens.ensureIndex({ fields: { userId: 1, expiresAt: 1 } });
 		const links = documents.collection<UserLinkDoc>(USER_LINKS);
 		await links.ensureIndex({ fields: { idpId: 1, identifier: 1 }, unique: true });
-		await links.ensureIndex({ fields: { userId: 1 } });
+		// One linked identity per provider and user (contract 16); a user's links in list order.
+		await links.ensureIndex({ fields: { userId: 1, idpId: 1 }, unique: true });
 		await documents.collection<IdpDoc>(IDENTITY_PROVIDERS).ensureIndex({ fields: { createTime: 1, _id: 1 } });
 		const pats = documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS);
 		await pats.ensureIndex({ fields: { tokenHash: 1 }, unique: true });

@@ -163,22 +163,32 @@ async function createLinkedUser(deps: AuthDeps, idp: IdpDoc, external: ExternalU
 	}
 }
 
-/** SignIn with SSO credentials against an OAuth2 provider (contract 2.3). */
-export async function signInWithSso(deps: AuthDeps, credentials: JsonMessage, options: SsoOptions): Promise<UserDoc> {
+/** The provider account behind SSO credentials: the code exchanged, the claims mapped and the identifier filter applied (contract 2.3 steps 1-3). */
+export async function resolveSsoIdentity(
+	deps: AuthDeps,
+	credentials: JsonMessage,
+	options: SsoOptions,
+	field: string
+): Promise<{ idp: IdpDoc; external: ExternalUser }> {
 	const idpName = fieldOf(credentials, "idpName");
 	const code = fieldOf(credentials, "code");
-	if (typeof idpName !== "string") throw invalidArgument("ssoCredentials.idpName is required");
-	const idpId = parseName("identity-provider", idpName, "ssoCredentials.idpName");
-	if (typeof code !== "string" || code === "") throw invalidArgument("ssoCredentials.code is required");
-	const redirectUri = stringOf(fieldOf(credentials, "redirectUri"), "ssoCredentials.redirectUri");
-	const codeVerifier = stringOf(fieldOf(credentials, "codeVerifier"), "ssoCredentials.codeVerifier");
+	if (typeof idpName !== "string") throw invalidArgument(`${field}idpName is required`);
+	const idpId = parseName("identity-provider", idpName, `${field}idpName`);
+	if (typeof code !== "string" || code === "") throw invalidArgument(`${field}code is required`);
+	const redirectUri = stringOf(fieldOf(credentials, "redirectUri"), `${field}redirectUri`);
+	const codeVerifier = stringOf(fieldOf(credentials, "codeVerifier"), `${field}codeVerifier`);
 	const idp = await deps.identityProviders.findOne({ _id: idpId });
 	if (!idp) throw invalidArgument(`identity provider ${idpName} does not exist`);
 
 	const token = await exchangeCode(idp, code, redirectUri, codeVerifier, options);
 	const external = mapClaims(await fetchClaims(idp, token, options), idp.oauth2Config.fieldMapping);
 	if (!matchesFilter(idp.identifierFilter, external.identifier)) throw permissionDenied("identifier is not allowed by the identity provider's filter");
+	return { idp, external };
+}
 
+/** SignIn with SSO credentials against an OAuth2 provider (contract 2.3): the user linked to the account comes before any other match (contract 16). */
+export async function signInWithSso(deps: AuthDeps, credentials: JsonMessage, options: SsoOptions): Promise<UserDoc> {
+	const { idp, external } = await resolveSsoIdentity(deps, credentials, options, "ssoCredentials.");
 	const link = await deps.userLinks.findOne({ idpId: idp._id, identifier: external.identifier });
 	if (link) {
 		const user = await deps.users.findOne({ _id: link.userId });

@@ -67,6 +67,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 		description: "Use the token as `Authorization: Bearer memos_pat_…`; it is shown once and stored only as a hash."
 	},
 	DeletePersonalAccessToken: { tag: "UserService" },
+	ListLinkedIdentities: { tag: "UserService", response: "ListLinkedIdentitiesResponse" },
+	CreateLinkedIdentity: { tag: "UserService", request: "CreateLinkedIdentityRequest", response: "LinkedIdentity" },
+	GetLinkedIdentity: { tag: "UserService", response: "LinkedIdentity" },
+	DeleteLinkedIdentity: { tag: "UserService" },
 	ListShortcuts: { tag: "ShortcutService", query: PAGE, response: "ListShortcutsResponse" },
 	CreateShortcut: { tag: "ShortcutService", query: ["validateOnly"], request: "Shortcut", response: "Shortcut" },
 	GetShortcut: { tag: "ShortcutService", response: "Shortcut" },

@@ -270,6 +270,16 @@ export const SCHEMAS = {
 	}),
 	ListPersonalAccessTokensResponse: page("personalAccessTokens", "PersonalAccessToken"),
 	CreatePersonalAccessTokenRequest: obj({ description: str("at most 256 characters"), expiresInDays: int32("0 or absent: never expires; otherwise 1-3650") }),
+	LinkedIdentity: obj({
+		name: out(str("users/{username}/linkedIdentities/{identity-provider id}")),
+		idpName: out(str("identity-providers/{id}")),
+		externUid: out(str("the account's identifier at the provider"))
+	}),
+	ListLinkedIdentitiesResponse: obj({ linkedIdentities: arr(ref("LinkedIdentity")) }),
+	CreateLinkedIdentityRequest: obj(
+		{ idpName: str("identity-providers/{id}"), code: str("the OAuth2 authorization code"), redirectUri: str(), codeVerifier: str("PKCE verifier, if the flow used one") },
+		["idpName", "code"]
+	),
 	Shortcut: obj({
 		name: out(str("users/{username}/shortcuts/{id}")),
 		title: str("1-256 characters"),

@@ -1,4 +1,4 @@
-import { startOAuth2Provider, type OAuth2Provider } from "../support/oauth2-provider.js";
+import { identityProviderBody, startOAuth2Provider, type OAuth2Provider } from "../support/oauth2-provider.js";
 import { authHeaders, refreshCookieOf, startPopulatedApp, type Population } from "../support/users.js";
 import type { EmbeddedApp } from "../support/embedded-app.js";
 
@@ -17,22 +17,7 @@ async function api(method: string, path: string, body?: unknown, token?: string)
 }
 
 async function createProvider(id: string, extra: Record<string, unknown> = {}): Promise<void> {
-	const res = await api("POST", `/api/v1/identity-providers?identityProviderId=${id}`, {
-		type: "OAUTH2",
-		title: `Provider ${id}`,
-		config: {
-			oauth2Config: {
-				clientId: "memos-client",
-				clientSecret: "s3cret-of-memos",
-				authUrl: `${provider.url}/authorize`,
-				tokenUrl: `${provider.url}/token`,
-				userInfoUrl: `${provider.url}/userinfo`,
-				scopes: ["profile"],
-				fieldMapping: { identifier: "sub", displayName: "name", email: "email", avatarUrl: "picture" }
-			}
-		},
-		...extra
-	}, app.admin.accessToken);
+	const res = await api("POST", `/api/v1/identity-providers?identityProviderId=${id}`, { ...identityProviderBody(provider, id), ...extra }, app.admin.accessToken);
 	expect(res.status).toBe(200);
 }
 

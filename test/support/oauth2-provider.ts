@@ -90,3 +90,22 @@ export async function startOAuth2Provider(): Promise<OAuth2Provider> {
 	};
 	return provider;
 }
+
+/** A CreateIdentityProvider body for an OAuth2 provider on `provider` (claims `sub`, `name`, `email`, `picture`). */
+export function identityProviderBody(provider: OAuth2Provider, id: string): Record<string, unknown> {
+	return {
+		type: "OAUTH2",
+		title: `Provider ${id}`,
+		config: {
+			oauth2Config: {
+				clientId: "memos-client",
+				clientSecret: "s3cret-of-memos",
+				authUrl: `${provider.url}/authorize`,
+				tokenUrl: `${provider.url}/token`,
+				userInfoUrl: `${provider.url}/userinfo`,
+				scopes: ["profile"],
+				fieldMapping: { identifier: "sub", displayName: "name", email: "email", avatarUrl: "picture" }
+			}
+		}
+	};
+}

@@ -137,6 +137,41 @@ export const usersRoutes: RouteSpec[] = [
 		summary: "Changes GENERAL or TAGS fields named by updateMask (the user themself)."
 	},
 	{
+		operation: "ListLinkedIdentities",
+		method: "GET",
+		path: "/api/v1/users/{user}/linkedIdentities",
+		action: authActions.listLinkedIdentities,
+		access: "signed-in",
+		summary: "A user's accounts at identity providers, one per provider (the user themself or admins)."
+	},
+	{
+		operation: "CreateLinkedIdentity",
+		method: "POST",
+		path: "/api/v1/users/{user}/linkedIdentities",
+		action: authActions.createLinkedIdentity,
+		access: "signed-in",
+		body: "*",
+		summary: "Links the caller to the provider account an OAuth2 code exchange names; SSO sign-in then finds them by it (the user themself)."
+	},
+	{
+		operation: "GetLinkedIdentity",
+		method: "GET",
+		path: "/api/v1/users/{user}/linkedIdentities/{linkedIdentity}",
+		action: authActions.getLinkedIdentity,
+		access: "signed-in",
+		summary: "The user's account at one identity provider, named by the provider's id (the user themself or admins)."
+	},
+	{
+		operation: "DeleteLinkedIdentity",
+		method: "DELETE",
+		path: "/api/v1/users/{user}/linkedIdentities/{linkedIdentity}",
+		action: authActions.deleteLinkedIdentity,
+		access: "signed-in",
+		empty: true,
+		idempotent: true,
+		summary: "Unlinks an identity-provider account (the user themself or admins)."
+	},
+	{
 		operation: "ListShortcuts",
 		method: "GET",
 		path: "/api/v1/users/{user}/shortcuts",
