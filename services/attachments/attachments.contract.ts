@@ -5,6 +5,10 @@ import type { UserDataParams } from "../auth/auth.contract.js";
 
 /** The attachments service's published boundary: what other services and the gateway may use of it. */
 
+/** Inline content and upload chunks are bounded by these (the gateway's body limits, contract 19). */
+export { uploadLimitBytes } from "./attachment-fields.js";
+export { MAX_CHUNK_BYTES } from "./upload/upload-sessions.js";
+
 /** The memo a set of attachments is linked to, as the memos service describes it. */
 export interface LinkTarget {
 	id: string;

@@ -11,10 +11,13 @@ import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { drainOnShutdown } from "../../shared/runtime/http-drain.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
+import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
+import { uploadLimitBytes } from "../attachments/attachments.contract.js";
+import { contentLimitOf } from "../memos/memos.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
@@ -27,7 +30,7 @@ import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
-import { LargeBodySlots, bodyLimitOf } from "./body-limits.js";
+import { LargeBodySlots, bodyLimitOf, type SettingLimits } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams, pickHeaders } from "./request-params.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -61,7 +64,7 @@ interface GatewaySettings extends ServiceSettingSchema {
 	[key: string]: unknown;
 }
 
-interface GatewayMethods {
+interface GatewayMethods extends InstanceSettingsMethods {
 	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<Caller | null>;
 	refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never;
 	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
@@ -74,6 +77,7 @@ interface GatewayMethods {
 /** What moleculer-web adds to the service that this schema uses, and the gateway's own state. */
 interface GatewayVars {
 	largeBodies: LargeBodySlots;
+	settingLimits: SettingLimits;
 	aliases: Alias[];
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
 	sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
@@ -99,7 +103,7 @@ const PROBES = new Set(["/healthz", "/readyz"]);
 
 const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars> = {
 	name: "gateway",
-	mixins: [ApiGateway],
+	mixins: [ApiGateway, InstanceSettingsMixin as Partial<ServiceSchema>],
 	settings: {
 		port: 5230,
 		ip: "0.0.0.0",
@@ -208,8 +212,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			const { query, params } = req.$params as { query?: Record<string, unknown>; params?: Record<string, unknown> };
 			let body: unknown;
 			if (spec.body !== undefined) {
-				this.largeBodies.take(spec, req, res);
-				body = await readJsonBody(req, res, bodyLimitOf(spec));
+				const limit = await bodyLimitOf(spec.bodyLimit, this.settingLimits);
+				this.largeBodies.take(limit, req, res);
+				body = await readJsonBody(req, limit);
 			}
 			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
 			if (spec.bytesField !== undefined) req.$bytes = takeBytes(req.$params, spec.bytesField);
@@ -284,6 +289,10 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		// Prepended after the drain's takeover, so that every answer carries them, refusals included.
 		defaultResponseHeaders(this.server);
 		this.largeBodies = new LargeBodySlots(config.maxLargeBodies, largeBodiesGauge(this.broker));
+		this.settingLimits = {
+			memoContentBytes: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
+			attachmentBytes: async () => uploadLimitBytes(await this.instanceSetting("STORAGE"))
+		};
 		instrumentHttp(this.broker, this.server);
 		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);
 		answerClientErrors(this.server);

@@ -1,4 +1,5 @@
 import type { AnyActionRef } from "../../shared/contract.js";
+import type { BodyLimit } from "./body-limits.js";
 
 /**
  * One row of the gateway's route table: the HTTP side of an operation and the action that
@@ -65,8 +66,8 @@ export interface RouteSpec {
 	requestHeaders?: readonly string[];
 	/** Headers set on every response of the operation, errors included (`Tus-Resumable`). */
 	responseHeaders?: Readonly<Record<string, string>>;
-	/** Largest request body in bytes (body-limits.ts: 1 MiB when absent); beyond it, INVALID_ARGUMENT. */
-	maxBodyBytes?: number;
+	/** Largest request body once decoded (body-limits.ts: 256 KiB when absent); beyond it, INVALID_ARGUMENT. */
+	bodyLimit?: BodyLimit;
 	summary: string;
 }
 

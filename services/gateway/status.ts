@@ -47,18 +47,6 @@ const STORAGE_FAILURES: Record<string, [GrpcCodeName, string]> = {
 	EIO: ["UNAVAILABLE", "storage failed (input/output error or damaged data)"]
 };
 
-/** Failures of the body parser (body-parser sets `type` to `entity.*`) are the client's. */
-const BODY_PARSER_MESSAGES: Record<string, string> = {
-	"entity.parse.failed": "invalid JSON body",
-	"entity.too.large": "request body is larger than 64 MiB",
-	"entity.verify.failed": "invalid request body",
-	"encoding.unsupported": "unsupported content encoding",
-	"charset.unsupported": "unsupported charset",
-	"request.aborted": "request aborted",
-	"request.size.invalid": "request body size does not match Content-Length",
-	"stream.encoding.set": "invalid request body"
-};
-
 /** Maps any error raised while serving a request to the Status body and HTTP status. */
 export function mapError(error: unknown): MappedError {
 	const err = (typeof error === "object" && error !== null ? error : {}) as ErrorLike;
@@ -67,10 +55,7 @@ export function mapError(error: unknown): MappedError {
 
 	if (name === "ServiceError" && isGrpcCodeName(type)) return status(type, String(err.message ?? ""));
 	if (type === "VALIDATION_ERROR") return status("INVALID_ARGUMENT", validationMessage(err.data));
-	if (Object.hasOwn(BODY_PARSER_MESSAGES, type)) return status("INVALID_ARGUMENT", BODY_PARSER_MESSAGES[type] as string);
 	switch (name) {
-		case "PayloadTooLarge":
-			return status("INVALID_ARGUMENT", BODY_PARSER_MESSAGES["entity.too.large"] as string);
 		case "NotFoundError":
 			return NOT_FOUND;
 		case "ServiceUnavailableError":

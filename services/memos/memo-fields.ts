@@ -13,6 +13,12 @@ export const STATE_VALUES = ["STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"] as const
 /** The contract's floor for MEMO_RELATED `contentLengthLimit` (4.12). */
 export const MIN_CONTENT_LENGTH_LIMIT = 8192;
 
+/** The content limit in bytes a MEMO_RELATED setting gives: its `contentLengthLimit`, never below the floor. */
+export function contentLimitOf(memoRelated: Record<string, unknown>): number {
+	const limit = memoRelated.contentLengthLimit;
+	return typeof limit === "number" ? Math.max(limit, MIN_CONTENT_LENGTH_LIMIT) : MIN_CONTENT_LENGTH_LIMIT;
+}
+
 // In a `u` regex a surrogate pair is one code point, so only unpaired halves match.
 const LONE_SURROGATE = /\p{Cs}/u;
 

@@ -3,6 +3,9 @@ import type { UserDataParams } from "../auth/auth.contract.js";
 
 /** The memos service's published boundary: what other services and the gateway may use of it. */
 
+/** A memo body's size depends on the content limit (the gateway's body limits, contract 19). */
+export { contentLimitOf } from "./memo-fields.js";
+
 /** What another service needs to apply a memo's rules to things it owns (attachments, contract 3.3 and 8.1). */
 export interface MemoAccessInfo {
 	id: string;

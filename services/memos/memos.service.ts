@@ -24,7 +24,7 @@ import { assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
 import { createMemo, type CreateMemoParams } from "./memo-create.js";
 import { deleteMemo, deleteUserData, purgeExpiredMemos } from "./memo-delete.js";
-import { MIN_CONTENT_LENGTH_LIMIT } from "./memo-fields.js";
+import { contentLimitOf } from "./memo-fields.js";
 import { memoResponses } from "./memo-responses.js";
 import { detachSpace, spaceMemoCount } from "./memo-space-changes.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
@@ -446,10 +446,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					attachmentsFollow: (memoId, spaceId, spaceReadable) => call(caller, attachmentsActions.followMemo, { memoId, spaceId, spaceReadable }),
 					attachmentsLeaveSpace: spaceId => call(caller, attachmentsActions.leaveSpace, { spaceId })
 				},
-				contentLengthLimit: async () => {
-					const limit = (await this.instanceSetting("MEMO_RELATED")).contentLengthLimit;
-					return typeof limit === "number" ? limit : MIN_CONTENT_LENGTH_LIMIT;
-				},
+				contentLengthLimit: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
 				countCreated: kind => countMemoCreated(this.broker, kind),
 				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks }
 			};

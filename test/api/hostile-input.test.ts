@@ -1,3 +1,7 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { brotliCompressSync, createGzip, deflateSync, gzipSync } from "node:zlib";
+import { DEFAULT_PASSWORD, authHeaders, type Session } from "../support/users.js";
 import { usePopulatedApp } from "../support/populated-app.js";
 
 /**
@@ -26,6 +30,154 @@ describe("filters run in time linear in the data (contract 19)", () => {
 			const res = await api.list(alice(), { filter });
 			expect(res.status).toBe(400);
 			expect(res.body).toMatchObject({ code: 3 });
+		}
+	});
+});
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Sends raw body bytes with a Content-Encoding; the answer's status and Status body. */
+async function send(method: string, path: string, body: Buffer | string, encoding: string | null, as: Session | null = null) {
+	const headers: Record<string, string> = as === null ? { "Content-Type": "application/json" } : authHeaders(as);
+	if (encoding !== null) headers["Content-Encoding"] = encoding;
+	const res = await fetch(`${app().baseUrl}/api/v1${path}`, { method, headers, body });
+	const text = await res.text();
+	return { status: res.status, body: (text === "" ? undefined : JSON.parse(text)) as Record<string, unknown> };
+}
+
+/** `value` as JSON text of exactly `bytes` bytes, padded with whitespace before its last brace. */
+function jsonOfSize(value: object, bytes: number): string {
+	const text = JSON.stringify(value);
+	if (Buffer.byteLength(text) > bytes) throw new Error(`the value alone takes ${Buffer.byteLength(text)} bytes`);
+	return `${text.slice(0, -1)}${" ".repeat(bytes - Buffer.byteLength(text))}}`;
+}
+
+/** Gzips the concatenation of `parts` (each `[text, times]`) as it is produced, without holding it. */
+async function gzipStream(parts: [string, number][]): Promise<Buffer> {
+	async function* source() {
+		for (const [text, times] of parts) {
+			const block = Buffer.from(text.repeat(Math.ceil(MiB / text.length)).slice(0, MiB));
+			for (let i = 0; i < times; i++) yield block;
+		}
+	}
+	const chunks: Buffer[] = [];
+	await pipeline(Readable.from(source()), createGzip({ level: 9 }), async compressed => {
+		for await (const chunk of compressed as AsyncIterable<Buffer>) chunks.push(chunk);
+	});
+	return Buffer.concat(chunks);
+}
+
+const profile = () => fetch(`${app().baseUrl}/api/v1/instance/profile`);
+
+describe("request bodies (contract 19)", () => {
+	test("a 64 KiB gzip bomb of 32 Mi '[' then 32 Mi ']' sent anonymously to SignIn is INVALID_ARGUMENT; others are served meanwhile", async () => {
+		const bomb = await gzipStream([["[", 32], ["]", 32]]);
+		expect(bomb.length).toBeLessThan(128 * KiB);
+		const [refused, served] = await Promise.all([send("POST", "/auth/signin", bomb, "gzip"), profile()]);
+		expect(served.status).toBe(200);
+		expect(refused).toEqual({ status: 400, body: { code: 3, message: "request body is nested deeper than 64 levels", details: [] } });
+	});
+
+	test("a flat body inflating to 32 MiB is refused once the inflated bytes pass SignIn's 256 KiB; others are served meanwhile", async () => {
+		const bomb = await gzipStream([['{"passwordCredentials":{"username":"user1","password":"', 0], ["a", 32]]);
+		const [refused, served] = await Promise.all([send("POST", "/auth/signin", bomb, "gzip"), profile()]);
+		expect(served.status).toBe(200);
+		expect(refused).toEqual({ status: 400, body: { code: 3, message: `request body is larger than the ${256 * KiB} bytes this operation takes`, details: [] } });
+	});
+
+	test("gzip, deflate, br and identity bodies are read; the encoding's name is case-insensitive", async () => {
+		const memo = (content: string) => Buffer.from(JSON.stringify({ content }));
+		const encoded: [string | null, Buffer][] = [
+			[null, memo("plain")],
+			["identity", memo("identity")],
+			["gzip", gzipSync(memo("gzip"))],
+			["GZip", gzipSync(memo("GZip"))],
+			["deflate", deflateSync(memo("deflate"))],
+			["br", brotliCompressSync(memo("br"))]
+		];
+		for (const [encoding, body] of encoded) {
+			const res = await send("POST", "/memos", body, encoding, alice());
+			expect({ encoding, status: res.status, content: res.body.content }).toEqual({ encoding, status: 200, content: JSON.parse(String(memo(encoding ?? "plain"))).content });
+		}
+		const signIn = Buffer.from(JSON.stringify({ passwordCredentials: { username: alice().user.username, password: DEFAULT_PASSWORD } }));
+		expect((await send("POST", "/auth/signin", brotliCompressSync(signIn), "br")).status).toBe(200);
+	});
+
+	test("a body that does not decode as its Content-Encoding, or in another encoding, is INVALID_ARGUMENT on every kind of route", async () => {
+		const memo = await api.create(alice(), { content: "target" });
+		const truncated = gzipSync(Buffer.from(JSON.stringify({ content: "x".repeat(1000) }))).subarray(0, 40);
+		const routes: [string, string][] = [
+			["POST", "/auth/signin"],
+			["POST", "/memos"],
+			["PATCH", `/${memo.body.name}?updateMask=content`],
+			["POST", "/attachments"],
+			["PATCH", `/users/${alice().user.username}?updateMask=displayName`]
+		];
+		const bodies: [string, Buffer | string, string][] = [
+			["gzip", "{}", "request body is not valid gzip data"],
+			["deflate", "{}", "request body is not valid deflate data"],
+			["br", "{}", "request body is not valid br data"],
+			["gzip", truncated, "request body is not valid gzip data"],
+			["compress", "{}", 'unsupported Content-Encoding "compress": gzip, deflate, br and identity are accepted'],
+			["gzip, br", "{}", 'unsupported Content-Encoding "gzip, br": gzip, deflate, br and identity are accepted']
+		];
+		for (const [method, path] of routes) {
+			for (const [encoding, body, message] of bodies) {
+				const res = await send(method, path, body, encoding, alice());
+				expect({ method, path, encoding, ...res }).toEqual({ method, path, encoding, status: 400, body: { code: 3, message, details: [] } });
+			}
+		}
+		expect((await send("POST", "/memos", Buffer.from([0x7b, 0xff, 0x7d]), null, alice())).body).toEqual({ code: 3, message: "request body is not valid UTF-8", details: [] });
+	});
+
+	test("JSON nested 64 levels is read, 65 is INVALID_ARGUMENT; brackets inside strings do not count", async () => {
+		// The body's own object is the first level.
+		const nested = (levels: number) => `{"content":"deep","pad":${"[".repeat(levels - 1)}${"]".repeat(levels - 1)}}`;
+		expect((await send("POST", "/memos", nested(64), null, alice())).status).toBe(200);
+		expect(await send("POST", "/memos", nested(65), null, alice())).toEqual({ status: 400, body: { code: 3, message: "request body is nested deeper than 64 levels", details: [] } });
+		const inStrings = `{"content":"${"[{".repeat(100)}","pad":"\\\\\\"[[[","deep":${"[".repeat(63)}${"]".repeat(63)}}`;
+		const res = await send("POST", "/memos", inStrings, null, alice());
+		expect({ status: res.status, content: res.body.content }).toEqual({ status: 200, content: "[{".repeat(100) });
+	});
+
+	test("each operation takes its body limit of the route table, counted once inflated: the largest allowed succeeds, one byte more is refused", async () => {
+		const memo = await api.create(alice(), { content: "limits" });
+		const refusal = (limit: number) => ({ status: 400, body: { code: 3, message: `request body is larger than the ${limit} bytes this operation takes`, details: [] } });
+		const reaction = (bytes: number) => jsonOfSize({ reaction: { reactionType: "👍", contentId: memo.body.name } }, bytes);
+		const reactions = `/${memo.body.name}/reactions`;
+		// Everything else: 256 KiB, plain or inflated.
+		expect((await send("POST", reactions, reaction(256 * KiB), null, alice())).status).toBe(200);
+		expect(await send("POST", reactions, reaction(256 * KiB + 1), null, alice())).toEqual(refusal(256 * KiB));
+		expect((await send("POST", reactions, gzipSync(reaction(256 * KiB)), "gzip", alice())).status).toBe(200);
+		expect(await send("POST", reactions, gzipSync(reaction(256 * KiB + 1)), "gzip", alice())).toEqual(refusal(256 * KiB));
+		// Memo bodies: the content limit (8192 bytes) and 64 KiB.
+		const memoLimit = 8192 + 64 * KiB;
+		const memoBody = (bytes: number) => jsonOfSize({ content: "m".repeat(8192) }, bytes);
+		expect((await send("POST", "/memos", memoBody(memoLimit), null, alice())).status).toBe(200);
+		expect(await send("POST", "/memos", memoBody(memoLimit + 1), null, alice())).toEqual(refusal(memoLimit));
+		expect((await send("PATCH", `/${memo.body.name}?updateMask=content`, memoBody(memoLimit), null, alice())).status).toBe(200);
+		// User bodies: 3 MiB.
+		const user = `/users/${alice().user.username}?updateMask=displayName`;
+		const userBody = (bytes: number) => jsonOfSize({ displayName: "Alice" }, bytes);
+		expect((await send("PATCH", user, userBody(3 * MiB), null, alice())).status).toBe(200);
+		expect(await send("PATCH", user, userBody(3 * MiB + 1), null, alice())).toEqual(refusal(3 * MiB));
+	});
+
+	test("inline attachment content takes the STORAGE upload limit in base64 and 64 KiB", async () => {
+		const storage = (uploadSizeLimitMb: string) => api.request("PATCH", "/instance/settings/STORAGE", { as: admin(), body: { storageSetting: { uploadSizeLimitMb } }, query: { updateMask: "storage_setting.upload_size_limit_mb" } });
+		expect((await storage("1")).status).toBe(200);
+		try {
+			const limit = Math.ceil(MiB / 3) * 4 + 64 * KiB;
+			const body = (bytes: number) => jsonOfSize({ filename: "one.bin", content: Buffer.alloc(MiB, 5).toString("base64") }, bytes);
+			const created = await send("POST", "/attachments", body(limit), null, alice());
+			expect({ status: created.status, size: created.body.size }).toEqual({ status: 200, size: String(MiB) });
+			expect(await send("POST", "/attachments", body(limit + 1), null, alice())).toEqual({
+				status: 400,
+				body: { code: 3, message: `request body is larger than the ${limit} bytes this operation takes`, details: [] }
+			});
+		} finally {
+			expect((await storage("30")).status).toBe(200);
 		}
 	});
 });

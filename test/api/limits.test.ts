@@ -66,7 +66,7 @@ test("a filename of 255 bytes and a type of 255 characters are stored (contract 
 	expect(res.body).toMatchObject({ filename, type });
 });
 
-describe("request body at the gateway: 64 MiB (contract 14)", () => {
+describe("request body of CreateAttachment at the gateway: the upload limit in base64 and 64 KiB (contract 19)", () => {
 	/** A JSON CreateAttachment body of exactly `bytes` bytes: base64 content, then JSON whitespace. */
 	function bodyOf(bytes: number): string {
 		const head = '{"filename":"big.bin","content":"';
@@ -77,14 +77,15 @@ describe("request body at the gateway: 64 MiB (contract 14)", () => {
 	}
 
 	const post = (body: string) => api.request("POST", "/attachments", { as: alice(), body });
+	const limit = (30 * MiB * 4) / 3 + 64 * 1024;
 
-	test("a body of exactly 64 MiB reaches the service, which applies its own upload limit", async () => {
-		const res = await post(bodyOf(64 * MiB));
+	test("a body of exactly the limit reaches the service, which applies its own upload limit", async () => {
+		const res = await post(bodyOf(limit));
 		expect(res.body).toMatchObject({ code: 3, message: expect.stringContaining("upload limit") });
 	});
 
 	test("one byte more is refused at the gateway", async () => {
-		const res = await post(bodyOf(64 * MiB + 1));
-		expect(res.body).toEqual({ code: 3, message: "request body is larger than the 67108864 bytes this operation takes", details: [] });
+		const res = await post(bodyOf(limit + 1));
+		expect(res.body).toEqual({ code: 3, message: `request body is larger than the ${limit} bytes this operation takes`, details: [] });
 	});
 });

@@ -2,22 +2,26 @@ import { EventEmitter } from "node:events";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
-import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_BYTES, LargeBodySlots, MAX_BODY_LIMIT_BYTES } from "../../services/gateway/body-limits.js";
+import { ATTACHMENT_BODY, bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_BYTES, LargeBodySlots, MAX_BODY_LIMIT_BYTES, MEMO_BODY, USER_BODY } from "../../services/gateway/body-limits.js";
 import { answerClientErrors } from "../../services/gateway/client-errors.js";
-import type { RouteSpec } from "../../services/gateway/route-spec.js";
 import { thrownServiceError } from "../support/service-errors.js";
 
 /** The gateway's request-body limits (contract 14) and its answers to requests Node's parser refuses (1.8). */
 
 const MiB = 1024 * 1024;
-const spec = (maxBodyBytes?: number) => ({ maxBodyBytes }) as RouteSpec;
+const settings = { memoContentBytes: async () => 8192, attachmentBytes: async () => 30 * MiB };
 
 describe("body limits", () => {
-	test("an operation takes 1 MiB unless its row names another limit; no operation takes more than 64 MiB", () => {
-		expect(DEFAULT_BODY_LIMIT_BYTES).toBe(MiB);
+	test("each kind of body has the limit of contract 19, never above 64 MiB", async () => {
+		expect(DEFAULT_BODY_LIMIT_BYTES).toBe(256 * 1024);
 		expect(MAX_BODY_LIMIT_BYTES).toBe(64 * MiB);
-		expect(bodyLimitOf(spec())).toBe(MiB);
-		expect(bodyLimitOf(spec(32 * MiB))).toBe(32 * MiB);
+		expect(await bodyLimitOf(undefined, settings)).toBe(256 * 1024);
+		expect(await bodyLimitOf(USER_BODY, settings)).toBe(3 * MiB);
+		expect(await bodyLimitOf(MEMO_BODY, settings)).toBe(8192 + 64 * 1024);
+		expect(await bodyLimitOf(ATTACHMENT_BODY, settings)).toBe(40 * MiB + 64 * 1024);
+		expect(await bodyLimitOf({ base64: 3 }, settings)).toBe(4 + 64 * 1024);
+		expect(await bodyLimitOf({ base64: 4 }, settings)).toBe(8 + 64 * 1024);
+		expect(await bodyLimitOf(ATTACHMENT_BODY, { ...settings, attachmentBytes: async () => 100 * MiB })).toBe(64 * MiB);
 	});
 
 	/** A request declaring `length` (or none: chunked), and a response that closes when told. */
@@ -30,7 +34,7 @@ describe("body limits", () => {
 	test("large bodies hold a slot until their response closes; with none free the client is told to retry after 2 s", () => {
 		const reports: number[] = [];
 		const slots = new LargeBodySlots(2, inUse => reports.push(inUse));
-		const large = spec(64 * MiB);
+		const large = 64 * MiB;
 		const first = exchange(LARGE_BODY_BYTES + 1);
 		const second = exchange();
 		slots.take(large, first.req, first.serverRes);
@@ -50,25 +54,28 @@ describe("body limits", () => {
 		expect(first.res.headers).toEqual({});
 	});
 
-	test("small bodies, and any body of an operation limited to 1 MiB, take no slot", () => {
+	test("small plain bodies, and any body of an operation limited to 1 MiB, take no slot; a compressed one of a larger operation does", () => {
 		const reports: number[] = [];
 		const slots = new LargeBodySlots(0, inUse => reports.push(inUse));
 		const atThreshold = exchange(LARGE_BODY_BYTES);
-		slots.take(spec(64 * MiB), atThreshold.req, atThreshold.serverRes);
+		slots.take(64 * MiB, atThreshold.req, atThreshold.serverRes);
 		const chunked = exchange();
-		slots.take(spec(LARGE_BODY_BYTES), chunked.req, chunked.serverRes);
-		slots.take(spec(), chunked.req, chunked.serverRes);
+		slots.take(LARGE_BODY_BYTES, chunked.req, chunked.serverRes);
+		slots.take(DEFAULT_BODY_LIMIT_BYTES, chunked.req, chunked.serverRes);
 		expect(reports).toEqual([]);
+		const gzipped = exchange(100);
+		(gzipped.req.headers as Record<string, string>)["content-encoding"] = "gzip";
+		expect(thrownServiceError(() => slots.take(64 * MiB, gzipped.req, gzipped.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
 		const over = exchange(LARGE_BODY_BYTES + 1);
-		expect(thrownServiceError(() => slots.take(spec(LARGE_BODY_BYTES + 1), over.req, over.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
+		expect(thrownServiceError(() => slots.take(LARGE_BODY_BYTES + 1, over.req, over.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
 	});
 
 	test("the default report does nothing and slots still count", () => {
 		const slots = new LargeBodySlots(1);
 		const one = exchange();
-		slots.take(spec(64 * MiB), one.req, one.serverRes);
+		slots.take(64 * MiB, one.req, one.serverRes);
 		const two = exchange();
-		expect(thrownServiceError(() => slots.take(spec(64 * MiB), two.req, two.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
+		expect(thrownServiceError(() => slots.take(64 * MiB, two.req, two.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
 	});
 });
 

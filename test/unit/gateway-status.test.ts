@@ -37,11 +37,6 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError(err).body).toEqual({ code: 3, message: "invalid argument: The 'pageSize' field must be a number.", details: [] });
 	});
 
-	test("body parser failures are INVALID_ARGUMENT", () => {
-		expect(mapError(Object.assign(new SyntaxError("Unexpected end"), { type: "entity.parse.failed", status: 400 })).body.code).toBe(3);
-		expect(mapError(Object.assign(new Error("too large"), { type: "entity.too.large", status: 413 })).http).toBe(400);
-	});
-
 	test("an unreachable service is UNAVAILABLE", () => {
 		expect(mapError(new Errors.ServiceNotFoundError({ action: "instance.getProfile" })).body.code).toBe(14);
 		expect(mapError(new Errors.RequestTimeoutError({ action: "instance.getProfile", nodeID: "n1" })).http).toBe(503);
@@ -81,7 +76,6 @@ describe("error to Status mapping (contract 1.8)", () => {
 
 describe("routing and framework failures (contract 1.8)", () => {
 	test.each([
-		["PayloadTooLarge", 400, { code: 3, message: "request body is larger than 64 MiB", details: [] }],
 		["NotFoundError", 404, { code: 5, message: "Not Found", details: [] }],
 		["ServiceUnavailableError", 503, { code: 14, message: "service unavailable", details: [] }],
 		["RateLimitExceeded", 429, { code: 8, message: "rate limit exceeded", details: [] }]

@@ -1,4 +1,4 @@
-import { aiActions } from "../../ai/ai.contract.js";
+import { MAX_AUDIO_BYTES, aiActions } from "../../ai/ai.contract.js";
 import type { RouteSpec } from "../route-spec.js";
 
 /** AIService (contract 12). */
@@ -11,7 +11,7 @@ export const aiRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "*",
 		bytesField: "audio.content",
-		maxBodyBytes: 36 * 1024 * 1024,
+		bodyLimit: { base64: MAX_AUDIO_BYTES },
 		summary: "Transcribes audio (base64, up to 25 MiB) with the provider configured in the AI setting."
 	}
 ];

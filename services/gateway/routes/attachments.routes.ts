@@ -1,6 +1,6 @@
-import { TUS_PATH, attachmentsActions } from "../../attachments/attachments.contract.js";
+import { MAX_CHUNK_BYTES, TUS_PATH, attachmentsActions } from "../../attachments/attachments.contract.js";
 import type { RouteSpec } from "../route-spec.js";
-import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
+import { ATTACHMENT_BODY } from "../body-limits.js";
 
 /**
  * AttachmentService (contract 8) and the attachments of a memo (7.9), which the attachments
@@ -29,7 +29,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "attachment",
 		bytesField: "attachment.content",
-		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
+		bodyLimit: ATTACHMENT_BODY,
 		summary: "Creates an attachment from base64 content or an external link."
 	},
 	{
@@ -50,7 +50,7 @@ export const attachmentsRoutes: RouteSpec[] = [
 		access: "signed-in",
 		body: "*",
 		bytesField: "content",
-		maxBodyBytes: 6 * 1024 * 1024,
+		bodyLimit: { base64: MAX_CHUNK_BYTES },
 		summary: "Chunked upload: opens a session with spec, continues it with uploadId, offset and content."
 	},
 	{

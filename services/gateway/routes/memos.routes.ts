@@ -1,6 +1,6 @@
 import { memosActions } from "../../memos/memos.contract.js";
 import type { RouteSpec } from "../route-spec.js";
-import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
+import { MEMO_BODY } from "../body-limits.js";
 
 /**
  * MemoService (contract 7). Routes under `/api/v1/memos/-/…` go before the `{memo}` ones,
@@ -22,7 +22,7 @@ export const memosRoutes: RouteSpec[] = [
 		action: memosActions.createMemo,
 		access: "signed-in",
 		body: "memo",
-		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
+		bodyLimit: MEMO_BODY,
 		summary: "Creates a memo; the caller becomes its creator."
 	},
 	{
@@ -60,7 +60,7 @@ export const memosRoutes: RouteSpec[] = [
 		// Not `memo`: the path parameter of that name would replace it (path parameters win).
 		body: "patch",
 		idempotent: true,
-		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
+		bodyLimit: MEMO_BODY,
 		summary: "Changes the fields named by updateMask."
 	},
 	{
@@ -87,7 +87,7 @@ export const memosRoutes: RouteSpec[] = [
 		action: memosActions.createMemoComment,
 		access: "signed-in",
 		body: "comment",
-		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
+		bodyLimit: MEMO_BODY,
 		summary: "Creates a comment: an independent memo with a COMMENT relation to the memo."
 	},
 	{

@@ -1,7 +1,7 @@
 import { authActions } from "../../auth/auth.contract.js";
 import { memosActions } from "../../memos/memos.contract.js";
 import type { RouteSpec } from "../route-spec.js";
-import { MAX_BODY_LIMIT_BYTES } from "../body-limits.js";
+import { USER_BODY } from "../body-limits.js";
 
 /**
  * UserService (contracts 2.4 and 16); the auth service owns users, the memos service their memo
@@ -15,7 +15,7 @@ export const usersRoutes: RouteSpec[] = [
 		action: authActions.createUser,
 		access: "anyone",
 		body: "user",
-		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
+		bodyLimit: USER_BODY,
 		summary: "Registers a user; the first user of an instance becomes its ADMIN."
 	},
 	{
@@ -71,7 +71,7 @@ export const usersRoutes: RouteSpec[] = [
 		body: "patch",
 		// A password change keeps the session it was made from (contract 2.1).
 		refreshCookie: true,
-		maxBodyBytes: MAX_BODY_LIMIT_BYTES,
+		bodyLimit: USER_BODY,
 		summary: "Changes the fields named by updateMask; role and state by admins only."
 	},
 	{
