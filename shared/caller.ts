@@ -13,6 +13,8 @@ export interface RequestMeta {
 	user?: Caller | null;
 	/** Epoch milliseconds fixed once per request (`now` in filters). */
 	requestTime?: number;
+	/** The client's network address, for the operations whose route asks for it (sign-in throttling, contract 19). */
+	clientAddress?: string;
 }
 
 /** The caller of an operation that needs one; anonymous callers are UNAUTHENTICATED (contract 2.2). */

@@ -3,6 +3,7 @@ import type { IdpDoc, UserLinkDoc } from "./idp-doc.js";
 import type { PatDoc } from "./personal-access-tokens.js";
 import type { UserSettingDoc } from "./user-settings.js";
 import type { RefreshTokenDoc } from "./refresh-tokens.js";
+import type { SignInAttemptsDoc } from "./sign-in-attempts.js";
 import type { UserDoc } from "./user-doc.js";
 
 /** The GENERAL instance setting fields the auth rules read (contract 4.12). */
@@ -21,6 +22,8 @@ export interface AuthDeps {
 	userLinks: Collection<UserLinkDoc>;
 	pats: Collection<PatDoc>;
 	userSettings: Collection<UserSettingDoc>;
+	/** Failed password sign-ins per username and per client address (contract 19). */
+	signInAttempts: Collection<SignInAttemptsDoc>;
 	/** Marks that must be claimed once (the first user). */
 	claims: Collection<Doc>;
 	/** Epoch milliseconds; replaced in tests to step through the refresh grace and token expiry. */

@@ -32,7 +32,8 @@ import { batchGetUsers } from "./batch-get-users.js";
 import { USER_SETTINGS, defaultMemoVisibility, getUserSetting, listUserSettings, updateUserSetting, type UpdateUserSettingParams, type UserSettingDoc } from "./user-settings.js";
 import { PERSONAL_ACCESS_TOKENS, createPat, deletePat, isPatShaped, listPats, type CreatePatParams, type ListPatsParams, type PatDoc } from "./personal-access-tokens.js";
 import { REFRESH_TOKENS, familyOf, revokeFamily, rotate, startFamily, userOfLiveToken, type RefreshTokenDoc } from "./refresh-tokens.js";
-import { signIn, type SignInParams } from "./sign-in.js";
+import { SignInLocked, signIn, type SignInParams } from "./sign-in.js";
+import { SIGN_IN_ATTEMPTS, type SignInAttemptsDoc } from "./sign-in-attempts.js";
 import { SSO_TIMEOUT_MS } from "./sso.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "./token-secret.js";
 import { avatarImage } from "./user-avatar.js";
@@ -145,8 +146,13 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 
 		signIn: {
 			async handler(ctx: Context<SignInParams, CookieMeta>) {
-				const user = await signIn(this.deps(), ctx.params, { timeoutMs: this.ssoTimeoutMs });
-				return this.startSession(ctx, user);
+				try {
+					const user = await signIn(this.deps(), ctx.params, { timeoutMs: this.ssoTimeoutMs }, ctx.meta.clientAddress);
+					return await this.startSession(ctx, user);
+				} catch (err) {
+					if (err instanceof SignInLocked) ctx.meta.$responseHeaders = { "Retry-After": String(err.retryAfterSeconds) };
+					throw err;
+				}
 			}
 		},
 
@@ -370,6 +376,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				userLinks: documents.collection<UserLinkDoc>(USER_LINKS),
 				pats: documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS),
 				userSettings: documents.collection<UserSettingDoc>(USER_SETTINGS),
+				signInAttempts: documents.collection<SignInAttemptsDoc>(SIGN_IN_ATTEMPTS),
 				claims: documents.collection<Doc>("auth_claims"),
 				now: () => this.clock(),
 				general: async () => (await this.instanceSetting("GENERAL")) as GeneralSetting
@@ -427,6 +434,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		await pats.ensureIndex({ fields: { tokenHash: 1 }, unique: true });
 		await pats.ensureIndex({ fields: { userId: 1, createTime: -1, _id: -1 } });
 		await documents.collection<UserSettingDoc>(USER_SETTINGS).ensureIndex({ fields: { userId: 1 } });
+		await documents.collection<SignInAttemptsDoc>(SIGN_IN_ATTEMPTS).ensureIndex({ fields: { expiresAt: 1 } });
 		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documents.collection<SecretDoc>(SECRETS));
 	}
 };

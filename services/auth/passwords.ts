@@ -3,6 +3,8 @@ import { invalidArgument } from "../../shared/errors.js";
 
 /** bcrypt's limit, kept by upstream and by the contract (2.4). */
 export const PASSWORD_MAX_BYTES = 72;
+/** The shortest new password (contract 19): shorter ones fall to guessing within the sign-in throttle. */
+export const PASSWORD_MIN_BYTES = 8;
 
 // OWASP's argon2id parameters (19 MiB, 2 passes, 1 lane): about 25 ms per hash here.
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -25,10 +27,11 @@ async function limited<T>(work: () => Promise<T>): Promise<T> {
 	}
 }
 
-/** A password a user may set: non-empty, at most 72 bytes of UTF-8. */
+/** A password a user may set: 8 to 72 bytes of UTF-8 (contract 19). */
 export function checkNewPassword(password: unknown, field: string): string {
 	if (typeof password !== "string" || password === "") throw invalidArgument(`${field} is required`);
-	if (Buffer.byteLength(password, "utf8") > PASSWORD_MAX_BYTES) throw invalidArgument(`${field} must be at most ${PASSWORD_MAX_BYTES} bytes`);
+	const bytes = Buffer.byteLength(password, "utf8");
+	if (bytes < PASSWORD_MIN_BYTES || bytes > PASSWORD_MAX_BYTES) throw invalidArgument(`${field} must be ${PASSWORD_MIN_BYTES} to ${PASSWORD_MAX_BYTES} bytes of UTF-8`);
 	return password;
 }
 

@@ -185,6 +185,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				meta.refreshCookie = readRefreshCookie(req.headers.cookie);
 				meta.secureTransport = isSecureRequest(req.headers);
 			}
+			// The peer of the connection: no proxy in front of the gateway is trusted to name another.
+			if (spec.clientAddress === true) ctx.meta.clientAddress = req.socket.remoteAddress;
 			const header = req.headers.authorization;
 			if (spec.ignoresAccessToken === true || header === undefined) return null;
 			try {

@@ -132,7 +132,7 @@ export const SCHEMAS = {
 		displayName: str(),
 		avatarUrl: str(),
 		description: str(),
-		password: { ...str("at most 72 bytes"), writeOnly: true },
+		password: { ...str("8 to 72 bytes of UTF-8"), writeOnly: true },
 		state: enumOf("STATE_UNSPECIFIED", "NORMAL", "ARCHIVED"),
 		createTime: out(time()),
 		updateTime: out(time())

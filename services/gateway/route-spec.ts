@@ -43,6 +43,8 @@ export interface RouteSpec {
 	 * whether the request came over TLS to the action.
 	 */
 	refreshCookie?: boolean;
+	/** The operation is told the client's network address in `meta.clientAddress` (SignIn's throttle, contract 19). */
+	clientAddress?: true;
 	/** A failed authentication clears the refresh cookie too (GetCurrentUser, contract 2.3). */
 	authFailureClearsRefreshCookie?: boolean;
 	/**

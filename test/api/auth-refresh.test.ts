@@ -1,21 +1,20 @@
 import { SignJWT } from "jose";
+import { shiftAuthClock, type AuthClock } from "../support/auth-clock.js";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
 import { authHeaders, refreshCookieOf, signIn, signUp, type Session } from "../support/users.js";
 
 const CLEARED = "memos_refresh=; Path=/; HttpOnly; SameSite=Lax; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0";
 
 let app: EmbeddedApp;
-let offsetMs = 0;
+let clock: AuthClock;
 
-/** The auth service's clock, moved forward by the tests instead of sleeping. */
 function advance(ms: number): void {
-	offsetMs += ms;
+	clock.advance(ms);
 }
 
 beforeAll(async () => {
 	app = await startEmbeddedApp();
-	const auth = app.node.broker.getLocalService("auth") as unknown as { clock: () => number };
-	auth.clock = () => Date.now() + offsetMs;
+	clock = shiftAuthClock(app);
 	await signUp(app.baseUrl, "alice");
 });
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { EmbeddedApp } from "../support/embedded-app.js";
 import { memoClient } from "../support/memos-client.js";
-import { startPopulatedApp, type Population } from "../support/users.js";
+import { DEFAULT_PASSWORD, signIn, startPopulatedApp, type Population } from "../support/users.js";
 
 /** Personal access tokens (contract 16), over HTTP against the embedded app. */
 
@@ -141,8 +141,8 @@ describe("a personal access token authenticates as its user", () => {
 		expect((await api.request("GET", "/memos", { as: token })).status).toBe(401);
 		expect((await api.request("DELETE", `/${personalAccessToken.name}`, { as: user1() })).status).toBe(404);
 
-		await api.request("POST", "/users", { as: app.admin, body: { username: "archived1", password: "pw" } });
-		const session = await (await import("../support/users.js")).signIn(app.baseUrl, "archived1", "pw");
+		await api.request("POST", "/users", { as: app.admin, body: { username: "archived1", password: DEFAULT_PASSWORD } });
+		const session = await signIn(app.baseUrl, "archived1");
 		const archived = await createPat(session);
 		expect((await api.request("GET", "/auth/me", { as: archived.token })).status).toBe(200);
 		const patched = await api.request("PATCH", "/users/archived1", { as: app.admin, query: { updateMask: "state" }, body: { state: "ARCHIVED" } });

@@ -46,7 +46,7 @@ describe("CreateUser (contract 2.4)", () => {
 		});
 
 		test("answers the User with e-mail and no password; later users are USERs whatever they ask", async () => {
-			const res = await call(app, "POST", "/api/v1/users", undefined, { username: "carol", password: "pw", email: "carol@example.com", displayName: "Carol", role: "ADMIN" });
+			const res = await call(app, "POST", "/api/v1/users", undefined, { username: "carol", password: DEFAULT_PASSWORD, email: "carol@example.com", displayName: "Carol", role: "ADMIN" });
 			expect(res.status).toBe(200);
 			expect(res.body).toEqual({
 				name: "users/carol",
@@ -64,22 +64,23 @@ describe("CreateUser (contract 2.4)", () => {
 		});
 
 		test("an ADMIN may create ADMINs", async () => {
-			const res = await call(app, "POST", "/api/v1/users?userId=dave", app.admin, { username: "dave", password: "pw", role: "ADMIN" });
+			const res = await call(app, "POST", "/api/v1/users?userId=dave", app.admin, { username: "dave", password: DEFAULT_PASSWORD, role: "ADMIN" });
 			expect(res.status).toBe(200);
 			expect(res.body.role).toBe("ADMIN");
 		});
 
 		test.each([
-			["no username", { password: "pw" }],
-			["an invalid username", { username: "-bad-", password: "pw" }],
-			["a username with a slash", { username: "a/b", password: "pw" }],
-			["a 37-character username", { username: "a".repeat(37), password: "pw" }],
+			["no username", { password: DEFAULT_PASSWORD }],
+			["an invalid username", { username: "-bad-", password: DEFAULT_PASSWORD }],
+			["a username with a slash", { username: "a/b", password: DEFAULT_PASSWORD }],
+			["a 37-character username", { username: "a".repeat(37), password: DEFAULT_PASSWORD }],
 			["no password", { username: "erin" }],
 			["an empty password", { username: "erin", password: "" }],
+			["a 7-byte password", { username: "erin", password: "seven77" }],
 			["a password over 72 bytes", { username: "erin", password: "ü".repeat(37) }],
-			["a bad e-mail", { username: "erin", password: "pw", email: "not-an-address" }],
-			["a bad role", { username: "erin", password: "pw", role: "OWNER" }],
-			["a username of the wrong type", { username: 42, password: "pw" }]
+			["a bad e-mail", { username: "erin", password: DEFAULT_PASSWORD, email: "not-an-address" }],
+			["a bad role", { username: "erin", password: DEFAULT_PASSWORD, role: "OWNER" }],
+			["a username of the wrong type", { username: 42, password: DEFAULT_PASSWORD }]
 		])("%s: INVALID_ARGUMENT", async (_case, body) => {
 			const res = await call(app, "POST", "/api/v1/users", undefined, body);
 			expect(res.status).toBe(400);
@@ -87,11 +88,11 @@ describe("CreateUser (contract 2.4)", () => {
 		});
 
 		test("a userId that differs from the username: INVALID_ARGUMENT", async () => {
-			expect((await call(app, "POST", "/api/v1/users?userId=other", undefined, { username: "frank", password: "pw" })).status).toBe(400);
+			expect((await call(app, "POST", "/api/v1/users?userId=other", undefined, { username: "frank", password: DEFAULT_PASSWORD })).status).toBe(400);
 		});
 
 		test("a taken username: ALREADY_EXISTS", async () => {
-			const res = await call(app, "POST", "/api/v1/users", undefined, { username: "user1", password: "pw" });
+			const res = await call(app, "POST", "/api/v1/users", undefined, { username: "user1", password: DEFAULT_PASSWORD });
 			expect(res.status).toBe(409);
 			expect(res.body.code).toBe(6);
 		});
@@ -102,14 +103,19 @@ describe("CreateUser (contract 2.4)", () => {
 			expect((await signIn(app.baseUrl, "grace", password)).user.username).toBe("grace");
 		});
 
+		test("the 8-byte minimum counts bytes: 4 two-byte characters are enough", async () => {
+			await signUp(app.baseUrl, "gwen", "üüüü");
+			expect((await signIn(app.baseUrl, "gwen", "üüüü")).user.username).toBe("gwen");
+		});
+
 		test("registration closed by GENERAL: anonymous sign-ups refused, admins still create users", async () => {
 			await setGeneral(app, { disallowUserRegistration: true });
 			try {
-				const res = await call(app, "POST", "/api/v1/users", undefined, { username: "henry", password: "pw" });
+				const res = await call(app, "POST", "/api/v1/users", undefined, { username: "henry", password: DEFAULT_PASSWORD });
 				expect(res.status).toBe(403);
 				expect(res.body.code).toBe(7);
-				expect((await call(app, "POST", "/api/v1/users", app.users[0], { username: "henry", password: "pw" })).status).toBe(403);
-				expect((await call(app, "POST", "/api/v1/users", app.admin, { username: "henry", password: "pw" })).status).toBe(200);
+				expect((await call(app, "POST", "/api/v1/users", app.users[0], { username: "henry", password: DEFAULT_PASSWORD })).status).toBe(403);
+				expect((await call(app, "POST", "/api/v1/users", app.admin, { username: "henry", password: DEFAULT_PASSWORD })).status).toBe(200);
 			} finally {
 				await setGeneral(app, { disallowUserRegistration: false });
 			}
@@ -142,7 +148,7 @@ describe("SignIn rules that depend on the user and settings (contract 2.3)", () 
 			expect(refused.status).toBe(403);
 			expect(refused.body.code).toBe(7);
 			expect((await passwordSignIn("admin")).status).toBe(200);
-			expect((await call(app, "POST", "/api/v1/users", undefined, { username: "ivan", password: "pw" })).status).toBe(403);
+			expect((await call(app, "POST", "/api/v1/users", undefined, { username: "ivan", password: DEFAULT_PASSWORD })).status).toBe(403);
 		} finally {
 			await setGeneral(app, { disallowPasswordAuth: false });
 		}
@@ -292,6 +298,8 @@ describe("GetUser, ListUsers, UpdateUser, DeleteUser (contract 2.4)", () => {
 		expect((await call(app, "POST", "/api/v1/auth/signin", undefined, { passwordCredentials: { username: "bob", password: DEFAULT_PASSWORD } })).status).toBe(400);
 		expect((await signIn(app.baseUrl, "bob", "new password")).user.username).toBe("bob");
 		expect((await call(app, "PATCH", "/api/v1/users/bob?updateMask=password", bob, { password: "x".repeat(73) })).status).toBe(400);
+		const short = await call(app, "PATCH", "/api/v1/users/bob?updateMask=password", bob, { password: "x".repeat(7) });
+		expect([short.status, short.body.code]).toEqual([400, 3]);
 	});
 
 	test("DeleteUser: admins only; the user, their tokens and their sessions are gone", async () => {

@@ -12,6 +12,7 @@ export const authRoutes: RouteSpec[] = [
 		body: "*",
 		ignoresAccessToken: true,
 		refreshCookie: true,
+		clientAddress: true,
 		summary: "Signs in with a password or an SSO code; sets the refresh cookie and returns an access token."
 	},
 	{
