@@ -378,7 +378,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		let sql = `SELECT _id${columns === "" ? "" : `, ${columns}`} FROM ${this.table} WHERE ${where}`;
 		const order = options.sort ? translator.orderBy(options.sort, filter) : "";
 		if (order !== "") sql += ` ORDER BY ${order}`;
-		if (options.limit || options.skip) sql += ` LIMIT ${translator.param(options.limit || -1)} OFFSET ${translator.param(options.skip ?? 0)}`;
+		// `?N + 0`, not a bare parameter: SQLite's planner reads a bare LIMIT parameter's value, so the
+		// statement was prepared again at every execution (a page's branch read took 4-5 times as
+		// long); a limit the planner knows (a literal) makes it sort keyset-page matches in a temporary
+		// B-tree instead of reading the index in order (the plan tests show it).
+		if (options.limit || options.skip) sql += ` LIMIT ${translator.param(options.limit || -1)} + 0 OFFSET ${translator.param(options.skip ?? 0)} + 0`;
 		return { sql, params: translator.params, projected };
 	}
 
