@@ -26,7 +26,17 @@ import { listAttachments, listMemoAttachments, type AttachmentPage } from "./lis
 import { attachmentsOfMemos, linkForMemo, parseMemoAttachmentNames, setMemoAttachments } from "./memo-links.js";
 import { deleteForMemos, followMemo, leaveSpace, setMemosDeleted } from "./memo-following.js";
 import { fileInfo, fileStream, getAttachment } from "./read-attachment.js";
-import { UPLOAD_SESSIONS_GAUGE, continueUpload, discardUpload, discardUploadsOf, openUpload, sessionNotFound, sweepUploads, uploadResponse } from "./upload/chunked-upload.js";
+import {
+	UPLOAD_SESSIONS_GAUGE,
+	continueUpload,
+	discardUpload,
+	discardUploadsOf,
+	openUpload,
+	removeOrphanedChunks,
+	sessionNotFound,
+	sweepUploads,
+	uploadResponse
+} from "./upload/chunked-upload.js";
 import { UploadSessions, nodeOfUploadId } from "./upload/upload-sessions.js";
 import { createTusUpload, patchTusUpload, terminateTusUpload, tusUploadState, type TusAnswer, type TusHeaders } from "./upload/tus-upload.js";
 
@@ -410,6 +420,8 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 
 	async started() {
 		await ensureAttachmentIndexes(attachmentsStore(documentsOf(this.broker)));
+		const removed = await removeOrphanedChunks(this.deps(this.broker), node => this.broker.registry.nodes.get(node)?.available === true);
+		if (removed > 0) this.logger.info(`removed ${removed} staged upload chunks that belong to no live upload session`);
 		this.sweepTimer = setInterval(() => {
 			sweepUploads(this.deps(this.broker)).catch((err: unknown) => this.logger.warn(errorLog(err), "sweeping expired upload sessions failed"));
 		}, SWEEP_INTERVAL_MS);

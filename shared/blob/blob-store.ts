@@ -17,6 +17,11 @@ export interface BlobStat {
 	lastModified: Date;
 }
 
+export interface BlobListing {
+	key: string;
+	lastModified: Date;
+}
+
 /** Inclusive byte range, as in HTTP `bytes=start-end`. */
 export interface ByteRange {
 	start: number;
@@ -39,6 +44,11 @@ export interface BlobStore {
 	stat(key: string): Promise<BlobStat | null>;
 	/** Deleting a missing object is not an error. */
 	delete(key: string): Promise<void>;
+	/**
+	 * Every object under the folder `prefix` (ending in `/`), with its modification time: for
+	 * sweeping what a crash left (staged upload chunks), not a paged listing for clients.
+	 */
+	list(prefix: string): Promise<BlobListing[]>;
 	/** Throws when the store cannot serve requests (readiness). */
 	ping(): Promise<void>;
 	close(): Promise<void>;
@@ -53,6 +63,12 @@ export class BlobNotFoundError extends Error {
 
 /** Keys are relative paths of safe segments; anything else is a programming error. */
 export const BLOB_KEY_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
+
+/** A folder to list: a key followed by `/`. */
+export function assertBlobFolder(prefix: string): void {
+	if (!prefix.endsWith("/")) throw new Error(`invalid blob folder: ${JSON.stringify(prefix)}`);
+	assertBlobKey(prefix.slice(0, -1));
+}
 
 export function assertBlobKey(key: string): void {
 	if (!BLOB_KEY_RE.test(key) || key.length > 512) throw new Error(`invalid blob key: ${JSON.stringify(key)}`);

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
-import type { BlobInfo, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
-import { BlobNotFoundError, assertBlobKey } from "./blob-store.js";
+import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
+import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
 import { PutMeter, assertRangeShape, rangeOutside } from "./blob-bytes.js";
 
 export interface LocalBlobStoreOptions {
@@ -100,6 +100,28 @@ export class LocalBlobStore implements BlobStore {
 		} catch (err) {
 			if (!isMissing(err)) throw err;
 		}
+	}
+
+	async list(prefix: string): Promise<BlobListing[]> {
+		assertBlobFolder(prefix);
+		let entries;
+		try {
+			entries = await readdir(join(this.dir, prefix), { recursive: true, withFileTypes: true });
+		} catch (err) {
+			if (isMissing(err)) return [];
+			throw err;
+		}
+		const found: BlobListing[] = [];
+		for (const entry of entries) {
+			if (!entry.isFile()) continue;
+			const path = join(entry.parentPath, entry.name);
+			const info = await stat(path).catch((err: unknown) => {
+				if (isMissing(err)) return null;
+				throw err;
+			});
+			if (info) found.push({ key: relative(this.dir, path).split(sep).join("/"), lastModified: info.mtime });
+		}
+		return found;
 	}
 
 	/** Writes and removes a probe file: `access(W_OK)` says yes to root on a read-only or full disk. */

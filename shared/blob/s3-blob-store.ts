@@ -1,9 +1,9 @@
 import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import { Client } from "minio";
+import { Client, type BucketItem } from "minio";
 import type { S3Config } from "../runtime/config.js";
-import type { BlobInfo, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
-import { BlobNotFoundError, assertBlobKey } from "./blob-store.js";
+import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
+import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
 import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
 
 /** The bucket as configured (`S3_*` settings), and how bodies go up. */
@@ -129,6 +129,15 @@ export class S3BlobStore implements BlobStore {
 			if (isNotFound(err)) return null;
 			throw err;
 		}
+	}
+
+	async list(prefix: string): Promise<BlobListing[]> {
+		assertBlobFolder(prefix);
+		const found: BlobListing[] = [];
+		for await (const item of this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<BucketItem>) {
+			if (item.name !== undefined) found.push({ key: item.name, lastModified: item.lastModified });
+		}
+		return found;
 	}
 
 	async delete(key: string): Promise<void> {

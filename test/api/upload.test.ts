@@ -58,9 +58,9 @@ async function download(name: string, as: Session): Promise<Buffer> {
 	return Buffer.from(await res.arrayBuffer());
 }
 
-/** Chunks staged in the blob store for the session (`uploads/<key>/<n>`). */
+/** Chunks staged in the blob store for the session (`uploads/<uploadId>/<n>`). */
 async function stagedChunks(uploadId: string): Promise<string[]> {
-	const dir = path.join(app().dataDir, "blobs", "uploads", uploadId.split(".")[0] as string);
+	const dir = path.join(app().dataDir, "blobs", "uploads", uploadId);
 	return readdir(dir).catch(() => []);
 }
 

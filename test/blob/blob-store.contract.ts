@@ -171,6 +171,17 @@ export function describeBlobStoreContract(name: string, setup: () => Promise<Blo
 			await expect(store().delete(key("never-existed.bin"))).resolves.toBeUndefined();
 		});
 
+		test("list gives every object under a folder, nested ones included, with its modification time; an empty folder none", async () => {
+			const keys = [key("listed/a/0"), key("listed/a/1"), key("listed/b.bin")];
+			for (const k of keys) await store().put(k, chunked(randomBytes(10)));
+			await store().put(key("listed-not/c.bin"), chunked(randomBytes(10)));
+			const listed = await store().list(`${prefix}/listed/`);
+			expect(listed.map(item => item.key).sort()).toEqual([...keys].sort());
+			for (const item of listed) expect(Number.isFinite(item.lastModified.getTime())).toBe(true);
+			expect(await store().list(`${prefix}/nothing-here/`)).toEqual([]);
+			await expect(store().list(`${prefix}/no-slash`)).rejects.toThrow("invalid blob folder");
+		});
+
 		test("a source stream that fails halfway rejects the put and leaves no object", async () => {
 			const data = randomBytes(2 * MiB);
 			const k = key("failed.bin");

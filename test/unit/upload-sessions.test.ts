@@ -8,7 +8,7 @@ describe("upload sessions", () => {
 	let now: number;
 	let sessions: UploadSessions;
 	const open = (id: string, userId: string, expiresAt = now + SESSION_IDLE_MS): UploadSession => {
-		const session: UploadSession = { id, key: id, userId, spec, nextOffset: 0, parts: [], lastChunkOffset: -1, expiresAt, busy: false };
+		const session: UploadSession = { id, userId, spec, nextOffset: 0, parts: [], lastChunkOffset: -1, expiresAt, busy: false };
 		sessions.add(session);
 		return session;
 	};

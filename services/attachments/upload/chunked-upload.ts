@@ -9,7 +9,7 @@ import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../att
 import { toAttachmentJson } from "../attachment-json.js";
 import { assertIdFree, checkOwnMemo, insertAttachment } from "../attachment-records.js";
 import type { AttachmentsDeps } from "../attachments-deps.js";
-import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, SESSION_IDLE_MS, newUploadId, type UploadSession, type UploadSpec } from "./upload-sessions.js";
+import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, SESSION_IDLE_MS, newUploadId, orphanedChunks, STAGING_PREFIX, stagedPart, type UploadSession, type UploadSpec } from "./upload-sessions.js";
 
 /**
  * The chunked upload of contract 8.4. Sessions live in the memory of the node that opened
@@ -56,11 +56,10 @@ export async function openUpload(deps: AttachmentsDeps, caller: Caller, spec: Js
 	if (deps.uploads.openCount(caller.id) >= MAX_OPEN_SESSIONS_PER_USER) {
 		throw resourceExhausted(`at most ${MAX_OPEN_SESSIONS_PER_USER} upload sessions may be open at once`);
 	}
-	const { id, key } = newUploadId(deps.nodeID);
+	const { id } = newUploadId(deps.nodeID);
 	const uploadSpec: UploadSpec = { filename, type, size, memoId: memo, attachmentId };
 	const session: UploadSession = {
 		id,
-		key,
 		userId: caller.id,
 		spec: uploadSpec,
 		nextOffset: 0,
@@ -107,7 +106,7 @@ export async function appendPart(deps: AttachmentsDeps, caller: Caller, session:
 	session.busy = true;
 	try {
 		const offset = session.nextOffset;
-		const part = `uploads/${session.key}/${session.parts.length}`;
+		const part = stagedPart(session.id, session.parts.length);
 		const stored = await storeBytes(deps.blobs, part, body, length);
 		if (stored.size === 0) {
 			await deps.blobs.delete(part);
@@ -160,6 +159,16 @@ export async function sweepUploads(deps: AttachmentsDeps): Promise<void> {
 	const expired = deps.uploads.takeExpired();
 	for (const session of expired) for (const part of session.parts) await deps.blobs.delete(part);
 	if (expired.length > 0) deps.reportOpenUploads();
+}
+
+/**
+ * At start-up this node holds no session (they live in memory): the staged chunks a crash left
+ * behind, of JSON chunked and tus uploads alike, are removed; other live nodes' are kept (orphanedChunks).
+ */
+export async function removeOrphanedChunks(deps: AttachmentsDeps, nodeAvailable: (node: string) => boolean): Promise<number> {
+	const orphans = orphanedChunks(await deps.blobs.list(STAGING_PREFIX), deps.nodeID, nodeAvailable, deps.now());
+	for (const key of orphans) await deps.blobs.delete(key);
+	return orphans.length;
 }
 
 /** For DeleteUser: the user's sessions of this node go, with their chunks. */

@@ -16,10 +16,8 @@ export interface UploadSpec {
 }
 
 export interface UploadSession {
-	/** The uploadId the client holds. */
+	/** The uploadId the client holds, also the folder of the staged chunks in the blob store (stagedPart). */
 	id: string;
-	/** The random part of the id, also the folder of the staged chunks in the blob store. */
-	key: string;
 	userId: string;
 	spec: UploadSpec;
 	nextOffset: number;
@@ -49,6 +47,38 @@ export function nodeOfUploadId(id: string): string | null {
 	if (match === null) return null;
 	const node = Buffer.from(match[2], "base64url").toString("utf8");
 	return node === "" ? null : node;
+}
+
+/** Where the staged chunks of every session are, in the blob store. */
+export const STAGING_PREFIX = "uploads/";
+
+/** The blob key of the `index`-th chunk of the session `id`: its folder names the session, and so its node. */
+export function stagedPart(id: string, index: number): string {
+	return `${STAGING_PREFIX}${id}/${index}`;
+}
+
+/**
+ * The staged chunks among `staged` (blob keys under STAGING_PREFIX) that no live session can hold,
+ * when this node (`ownNode`) starts and so holds no session: its own, those of a folder that is no
+ * upload id, and those of another node that the registry does not list (`nodeAvailable`) and that
+ * were last written longer ago than a session lives idle (so a node still joining keeps its chunks).
+ */
+export function orphanedChunks(staged: readonly { key: string; lastModified: Date }[], ownNode: string, nodeAvailable: (node: string) => boolean, now: number): string[] {
+	const folders = new Map<string, { keys: string[]; newest: number }>();
+	for (const { key, lastModified } of staged) {
+		const folder = key.slice(STAGING_PREFIX.length).split("/")[0] ?? "";
+		const entry = folders.get(folder) ?? { keys: [], newest: 0 };
+		entry.keys.push(key);
+		entry.newest = Math.max(entry.newest, lastModified.getTime());
+		folders.set(folder, entry);
+	}
+	const orphans: string[] = [];
+	for (const [folder, { keys, newest }] of folders) {
+		const node = nodeOfUploadId(folder);
+		const orphaned = node === null || node === ownNode || (!nodeAvailable(node) && now - newest > SESSION_IDLE_MS);
+		if (orphaned) orphans.push(...keys);
+	}
+	return orphans;
 }
 
 /** The sessions of this node, with an injectable clock. */
