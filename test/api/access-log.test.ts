@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort, startProcess, waitFor, type Proc } from "../support/processes.js";
@@ -66,6 +66,32 @@ describe("access log", () => {
 		// The template, never the concrete path or the query.
 		expect(proc.output()).not.toContain(memoId);
 		expect(proc.output()).not.toContain("secret-query");
+	});
+
+	test("an unexpected failure: a generic INTERNAL answer, and one error line with the error (message, code, stack) and the request id", async () => {
+		await signUp(baseUrl, "bob");
+		const bob = await signIn(baseUrl, "bob");
+		// A file where the blob store stages its writes: every put fails in a way no client caused.
+		const staging = path.join(dataDir, "blobs", ".tmp");
+		await rm(staging, { recursive: true, force: true });
+		await writeFile(staging, "not a folder");
+		try {
+			const res = await fetch(`${baseUrl}/api/v1/attachments`, {
+				method: "POST",
+				headers: { ...authHeaders(bob), "X-Request-Id": "failure-1" },
+				body: JSON.stringify({ filename: "a.txt", content: "aGVsbG8=" })
+			});
+			expect(res.status).toBe(500);
+			expect(await res.json()).toEqual({ code: 13, message: "internal error", details: [] });
+			const line = await waitFor("the failure's log line", async () => linesOf("failure-1").find(entry => entry.msg === "request failed"));
+			expect(line).toMatchObject({ level: 50, requestId: "failure-1" });
+			const err = line.err as Record<string, unknown>;
+			expect(err).toMatchObject({ message: expect.stringContaining(".tmp"), code: expect.stringMatching(/^E[A-Z]+$/) });
+			expect(err.stack).toEqual(expect.stringContaining(String(err.message)));
+			expect(String(err.stack).split("\n").length).toBeGreaterThan(1);
+		} finally {
+			await rm(staging, { force: true });
+		}
 	});
 
 	test("a request no route takes is logged under `unmatched`", async () => {

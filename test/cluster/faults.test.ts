@@ -1,4 +1,6 @@
 import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { BROKER_FAILURES } from "../../shared/runtime/call-failures.js";
 import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
 import { waitFor, type Proc } from "../support/processes.js";
 import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
@@ -61,6 +63,9 @@ describeCluster("cluster failures", () => {
 		return { failed: failed.length, slow: outcomes.filter(o => o.ms > REQUEST_TIMEOUT_MS).length };
 	}
 
+	// Link metadata from a loopback page: the call that test keeps in flight on the memos node.
+	const startMemos = () => start("memos", "memos,attachments,spaces,ai", { LINK_METADATA_ALLOW_PRIVATE_NETWORKS: "true" });
+
 	const profile = () => fetch(`${gatewayUrl}/api/v1/instance/profile`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS * 3) });
 
 	async function clusterView(): Promise<{ nodes: { nodeId: string; available: boolean }[] }> {
@@ -81,7 +86,7 @@ describeCluster("cluster failures", () => {
 		await start("gateway", "gateway");
 		gatewayUrl = cluster.gatewayUrl;
 		await start("auth", "auth");
-		await start("memos", "memos,attachments,spaces,ai");
+		await startMemos();
 		await start("instance-a", "instance");
 		await waitFor("the profile through the gateway", async () => ((await profile()).status === 200 ? true : undefined), 60000);
 		await signUp(gatewayUrl, "admin");
@@ -116,6 +121,46 @@ describeCluster("cluster failures", () => {
 		});
 		expect(exitCode).toBe(0);
 		expect(summary(outcomes)).toEqual({ failed: 0, slow: 0 });
+	}, 120000);
+
+	test("the only node of a service killed mid-call: the call in flight answers 503 code 14 with Retry-After, logged with its error and request id", async () => {
+		let arrived: () => void = () => undefined;
+		const requested = new Promise<void>(resolve => {
+			arrived = resolve;
+		});
+		// A page that never answers keeps GetLinkMetadata running on the memos node.
+		const page = http.createServer(() => arrived());
+		await new Promise<void>(resolve => page.listen(0, "127.0.0.1", resolve));
+		const { port } = page.address() as AddressInfo;
+		try {
+			const call = timed(() =>
+				fetch(`${gatewayUrl}/api/v1/memos/-/linkMetadata?url=${encodeURIComponent(`http://127.0.0.1:${port}/page`)}`, {
+					headers: { ...authHeaders(admin), "X-Request-Id": "vanished-1" },
+					signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS * 3)
+				})
+			);
+			await requested;
+			await cluster.procs.memos?.stop("SIGKILL");
+			const outcome = await call;
+			expect({ status: outcome.status, code: outcome.code, retryAfter: outcome.retryAfter }).toEqual({ status: 503, code: 14, retryAfter: "1" });
+			const line = await waitFor("the gateway's log line of the failure", async () =>
+				cluster.procs.gateway
+					?.output()
+					.split("\n")
+					.filter(text => text.startsWith("{") && text.includes("vanished-1"))
+					.map(text => JSON.parse(text) as { msg?: string; level?: number; requestId?: string; err?: Record<string, unknown> })
+					.find(entry => entry.msg?.startsWith("request failed"))
+			);
+			expect(line).toMatchObject({ level: 40, msg: "request failed: service unavailable", requestId: "vanished-1" });
+			expect(line.err).toMatchObject({ message: expect.stringContaining("memos.getLinkMetadata"), stack: expect.any(String), code: expect.any(Number) });
+			// pino names the error's class in `type`: one of the cluster's failures, never an unexpected one.
+			expect(Object.keys(BROKER_FAILURES)).toContain(line.err?.type);
+		} finally {
+			page.closeAllConnections();
+			page.close();
+			await startMemos();
+			await waitFor("memos back", async () => ((await fetch(`${gatewayUrl}/api/v1/memos`, { headers: authHeaders(admin) })).status === 200 ? true : undefined), 60000);
+		}
 	}, 120000);
 
 	test("NATS restart: requests fail fast while it is down, acknowledged writes are all readable afterwards", async () => {
