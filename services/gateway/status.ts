@@ -44,7 +44,11 @@ const STORAGE_FAILURES: Record<string, [GrpcCodeName, string]> = {
 	EDQUOT: ["RESOURCE_EXHAUSTED", "storage quota exceeded: the change was not saved"],
 	EROFS: ["UNAVAILABLE", "storage is read-only: the change was not saved"],
 	EBUSY: ["UNAVAILABLE", "storage is busy: the change was not saved"],
-	EIO: ["UNAVAILABLE", "storage failed (input/output error or damaged data)"]
+	EIO: ["UNAVAILABLE", "storage failed (input/output error or damaged data)"],
+	// A database server mid-failover or out of reach: whether an interrupted write was kept is
+	// unknown, so the message promises nothing; retrying an idempotent call is safe.
+	ENOTCONN: ["UNAVAILABLE", "storage is unreachable (failover or network), retry later"],
+	ETIMEDOUT: ["UNAVAILABLE", "storage did not answer in time, retry later"]
 };
 
 /** Maps any error raised while serving a request to the Status body and HTTP status. */

@@ -99,9 +99,10 @@ export class DuplicateKeyError extends Error {
 
 /**
  * Why the storage under a store failed, named like the system's errors (`ENOSPC`, `EROFS`,
- * `EBUSY`, `EIO`), so the gateway maps a store's failure and a file's alike (issue 16.6).
+ * `EBUSY`, `EIO`; a database server out of reach `ENOTCONN`, or out of time `ETIMEDOUT`), so
+ * the gateway maps a store's failure and a file's alike (issue 16.6, 21.3).
  */
-export type StorageFailureCode = "ENOSPC" | "EROFS" | "EBUSY" | "EIO";
+export type StorageFailureCode = "ENOSPC" | "EROFS" | "EBUSY" | "EIO" | "ENOTCONN" | "ETIMEDOUT";
 
 /** The storage refused an operation: nothing of a failed write was kept. */
 export class StorageError extends Error {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import mongoose from "mongoose";
 import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
-import { DuplicateKeyError } from "./document-store.js";
+import { mapMongoError } from "./mongo-errors.js";
 
 type NativeCollection = mongoose.Collection<Doc>;
 type MongoFilter = mongoose.mongo.Filter<Doc>;
@@ -108,23 +108,25 @@ class MongoCollection implements Collection<Doc> {
 	}
 
 	find(filter: Filter, options: FindOptions = {}): Promise<Doc[]> {
-		return this.native
-			.find(filter as MongoFilter, {
-				sort: options.sort,
-				skip: options.skip,
-				limit: options.limit,
-				projection: options.projection,
-				maxTimeMS: this.maxTimeMS
-			})
-			.toArray();
+		return this.guard(
+			this.native
+				.find(filter as MongoFilter, {
+					sort: options.sort,
+					skip: options.skip,
+					limit: options.limit,
+					projection: options.projection,
+					maxTimeMS: this.maxTimeMS
+				})
+				.toArray()
+		);
 	}
 
 	findOne(filter: Filter): Promise<Doc | null> {
-		return this.native.findOne(filter as MongoFilter, { maxTimeMS: this.maxTimeMS });
+		return this.guard(this.native.findOne(filter as MongoFilter, { maxTimeMS: this.maxTimeMS }));
 	}
 
 	count(filter: Filter): Promise<number> {
-		return this.native.countDocuments(filter as MongoFilter, { maxTimeMS: this.maxTimeMS });
+		return this.guard(this.native.countDocuments(filter as MongoFilter, { maxTimeMS: this.maxTimeMS }));
 	}
 
 	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
@@ -147,23 +149,18 @@ class MongoCollection implements Collection<Doc> {
 
 	async remove(filter: Filter, options: { multi?: boolean } = {}): Promise<number> {
 		const bound = { maxTimeMS: this.maxTimeMS };
-		const result = options.multi ? await this.native.deleteMany(filter as MongoFilter, bound) : await this.native.deleteOne(filter as MongoFilter, bound);
+		const result = await this.guard(options.multi ? this.native.deleteMany(filter as MongoFilter, bound) : this.native.deleteOne(filter as MongoFilter, bound));
 		return result.deletedCount;
 	}
 
+	/** Every driver error leaves as the port's error (mongo-errors.ts). */
 	private async guard<R>(operation: Promise<R>): Promise<R> {
 		try {
 			return await operation;
 		} catch (err) {
-			if (isDuplicateKey(err)) throw new DuplicateKeyError(this.name, `duplicate key ${JSON.stringify(err.keyValue ?? null)}`);
-			throw err;
+			throw mapMongoError(this.name, err);
 		}
 	}
-}
-
-function isDuplicateKey(err: unknown): err is { code: number; keyValue?: unknown } {
-	const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
-	return code === 11000 || code === 11001;
 }
 
 /** MongoDB would give an upserted document an ObjectId; the port's ids are strings. */
