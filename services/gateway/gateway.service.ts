@@ -12,6 +12,7 @@ import { drainOnShutdown } from "../../shared/runtime/http-drain.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import type { ApiCompat } from "../../shared/runtime/config.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
@@ -33,6 +34,7 @@ import { defaultResponseHeaders } from "./response-headers.js";
 import { LargeBodySlots, bodyLimitOf, type SettingLimits } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
 import { buildParams, pickHeaders } from "./request-params.js";
+import { upstreamAnswer, upstreamRequest } from "./upstream-compat.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
 import { ROUTE_TABLE } from "./route-table.js";
 import { METHOD_NOT_ALLOWED, NOT_FOUND, SHUTTING_DOWN, mapError, type MappedError } from "./status.js";
@@ -78,6 +80,8 @@ interface GatewayMethods extends InstanceSettingsMethods {
 interface GatewayVars {
 	largeBodies: LargeBodySlots;
 	settingLimits: SettingLimits;
+	/** API_COMPAT (contract 18). */
+	apiCompat: ApiCompat;
 	aliases: Alias[];
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
 	sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
@@ -218,7 +222,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				this.largeBodies.take(limit, req, res);
 				body = await readJsonBody(req, limit);
 			}
-			req.$params = buildParams(spec, query ?? {}, body, params ?? {});
+			const parts = this.apiCompat === "upstream" ? upstreamRequest(spec, { query: query ?? {}, body }) : { query: query ?? {}, body };
+			req.$params = buildParams(spec, parts.query, parts.body, params ?? {});
 			if (spec.bytesField !== undefined) req.$bytes = takeBytes(req.$params, spec.bytesField);
 			if (spec.requestHeaders !== undefined) req.$params[REQUEST_HEADERS_PARAM] = pickHeaders(req.headers, spec.requestHeaders);
 			ctx.meta.requestTime = Date.now();
@@ -240,7 +245,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			// node left since; ctx.call accepts an endpoint although its typing only names action names.
 			const target = req.$endpoint.isAvailable ? (req.$endpoint as unknown as string) : req.$endpoint.action.name;
 			const data = await req.$ctx.call(target, params, options);
-			this.sendResponse(req, res, data, req.$endpoint.action);
+			this.sendResponse(req, res, this.apiCompat === "upstream" ? upstreamAnswer(spec, data) : data, req.$endpoint.action);
 			return true;
 		},
 
@@ -279,6 +284,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		const { config, shutdown } = resourcesOf(this.broker);
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
+		this.apiCompat = config.apiCompat;
 		serveCrossOrigin(this.server, config.corsOrigins, () => this.aliases, res => sendJson(res, NOT_FOUND.http, NOT_FOUND.body, false));
 		// Before the metrics listener, so that refused requests are counted too.
 		if (shutdown) {

@@ -161,7 +161,8 @@ export const SCHEMAS = {
 		admin: ref("User"),
 		commit: str(),
 		needsSetup: bool(),
-		accessMode: enumOf("INSTANCE_ACCESS_MODE_PRIVATE", "INSTANCE_ACCESS_MODE_PUBLIC")
+		accessMode: enumOf("INSTANCE_ACCESS_MODE_PRIVATE", "INSTANCE_ACCESS_MODE_PUBLIC"),
+		apiCompat: { ...enumOf("strict", "upstream"), readOnly: true, description: "the API_COMPAT mode (contract 18)" }
 	}),
 	InstanceStats: obj({
 		database: obj({ driver: enumOf("nedb", "mongodb"), sizeBytes: int64() }),

@@ -1,4 +1,5 @@
 import type { BoundedCache } from "../../shared/cache/bounded-cache.js";
+import type { ApiCompat } from "../../shared/runtime/config.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
 import type { SetupState } from "../auth/auth.contract.js";
 import type { AccessMode } from "./instance.contract.js";
@@ -37,7 +38,7 @@ export interface InstanceDeps {
 	/** Time limit of the SMTP exchange of TestInstanceEmailSetting (contract 11.5). */
 	testEmailTimeoutMs: number;
 	/** What the profile says of this deployment. */
-	env: { instanceUrl: string; commit: string };
+	env: { instanceUrl: string; commit: string; apiCompat: ApiCompat };
 	/** The document store's driver and size, for InstanceStats. */
 	database(): Promise<{ driver: "nedb" | "mongodb"; sizeBytes: number }>;
 	/** Tells every node a setting was stored (their settings caches drop it). */

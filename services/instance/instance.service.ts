@@ -147,7 +147,7 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 				caches: this.caches,
 				statsCacheMs: this.settings.statsCacheMs,
 				testEmailTimeoutMs: this.settings.testEmailTimeoutMs,
-				env: { instanceUrl: config.instanceUrl, commit: config.commit },
+				env: { instanceUrl: config.instanceUrl, commit: config.commit, apiCompat: config.apiCompat },
 				database: async () => ({ driver: documents.driver, sizeBytes: await documents.sizeBytes() }),
 				settingStored: key => broadcast(this.broker, settingUpdated, { key }),
 				now: () => Date.now()

@@ -55,7 +55,12 @@ export interface Config {
 	maxLargeBodies: number;
 	/** Gateway: origins browsers may call the API from (contract 19, CORS). */
 	corsOrigins: CorsOrigins;
+	/** Gateway: `upstream` answers as upstream memos where strictness breaks its clients (contract 18); the profile reports it. */
+	apiCompat: ApiCompat;
 }
+
+export const API_COMPAT_MODES = ["strict", "upstream"] as const;
+export type ApiCompat = (typeof API_COMPAT_MODES)[number];
 
 /** `CORS_ORIGINS`: `*` lets any origin read responses without credentials; named origins may send cookies too. */
 export interface CorsOrigins {
@@ -123,7 +128,8 @@ export const ENV_DEFAULTS = {
 	TRACING_ZIPKIN_URL: "",
 	LOG_FORMAT: "auto",
 	MAX_LARGE_BODIES: "4",
-	CORS_ORIGINS: "*"
+	CORS_ORIGINS: "*",
+	API_COMPAT: "strict"
 } as const;
 
 function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
@@ -275,6 +281,12 @@ function logFormat(env: Env, isTerminal: boolean): "pretty" | "json" {
 }
 
 /** Reads and checks the environment; throws ConfigError on the first bad value. */
+function apiCompat(env: Env): ApiCompat {
+	const mode = value(env, "API_COMPAT").toLowerCase();
+	if (!(API_COMPAT_MODES as readonly string[]).includes(mode)) throw new ConfigError("API_COMPAT", `must be one of ${API_COMPAT_MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+	return mode as ApiCompat;
+}
+
 export function loadConfig(env: Env = process.env, isTerminal = process.stdout.isTTY === true): Config {
 	const logLevel = value(env, "LOG_LEVEL").toLowerCase();
 	if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
@@ -305,6 +317,7 @@ export function loadConfig(env: Env = process.env, isTerminal = process.stdout.i
 		tracingZipkinUrl: url(env, "TRACING_ZIPKIN_URL", ["http:", "https:"]),
 		logFormat: logFormat(env, isTerminal),
 		maxLargeBodies: positiveInt(env, "MAX_LARGE_BODIES"),
-		corsOrigins: corsOrigins(env)
+		corsOrigins: corsOrigins(env),
+		apiCompat: apiCompat(env)
 	};
 }

@@ -33,7 +33,8 @@ describe("GET /api/v1/instance/profile (contract 4.10)", () => {
 				instanceUrl: "https://memos.example.com",
 				commit: "abc123",
 				needsSetup: true,
-				accessMode: "INSTANCE_ACCESS_MODE_PRIVATE"
+				accessMode: "INSTANCE_ACCESS_MODE_PRIVATE",
+				apiCompat: "strict"
 			});
 		} finally {
 			await app.stop();

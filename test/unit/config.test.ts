@@ -21,6 +21,11 @@ describe("configuration from the environment", () => {
 		expect(loadConfig({ CORS_ORIGINS: "*,https://app.example.com" }).corsOrigins).toEqual({ any: true, named: ["https://app.example.com"] });
 	});
 
+	test("API_COMPAT: strict by default, or upstream (any case)", () => {
+		expect(loadConfig({}).apiCompat).toBe("strict");
+		expect(loadConfig({ API_COMPAT: "Upstream" }).apiCompat).toBe("upstream");
+	});
+
 	test("SERVICES picks services, trimmed and de-duplicated", () => {
 		expect(loadConfig({ SERVICES: " memos , ai,memos" }).services).toEqual(["memos", "ai"]);
 	});
@@ -44,6 +49,7 @@ describe("configuration from the environment", () => {
 		[{ REQUEST_TIMEOUT_MS: "0" }, /^REQUEST_TIMEOUT_MS: must be a positive integer/],
 		[{ INSTANCE_URL: "ftp://x" }, /^INSTANCE_URL: must use http: or https:/],
 		[{ NODE_ID: "a b" }, /^NODE_ID: may hold/],
+		[{ API_COMPAT: "loose" }, /^API_COMPAT: must be one of strict, upstream/],
 		[{ CORS_ORIGINS: "https://app.example.com/" }, /^CORS_ORIGINS: "https:\/\/app.example.com\/" is not an http\(s\) origin/],
 		[{ CORS_ORIGINS: "*,app.example.com" }, /^CORS_ORIGINS: "app.example.com" is not an http\(s\) origin/],
 		[{ CORS_ORIGINS: "ftp://files.example" }, /^CORS_ORIGINS: "ftp:\/\/files.example" is not an http\(s\) origin/]
