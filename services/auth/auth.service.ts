@@ -9,7 +9,7 @@ import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "../../sha
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
-import { issueAccessToken, verifyAccessToken } from "./access-token.js";
+import { issueAccessToken, verifiedTokensCache, verifyAccessToken, type VerifiedTokens } from "./access-token.js";
 import { activeCaller, activeUsersCache } from "./active-users.js";
 import { authEvents, type AvatarImage, type SetupState, type UserRef } from "./auth.contract.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
@@ -60,6 +60,8 @@ interface AuthVars {
 	/** Time allowed for each call to an identity provider; tests shorten it. */
 	ssoTimeoutMs: number;
 	activeUsers: BoundedCache<string, Promise<Caller | null>>;
+	/** Access tokens verified with `signingKey`. */
+	verifiedTokens: VerifiedTokens;
 	/** Personal access tokens by hash, so that verifying one reads no store per request. */
 	livePats: PatCache;
 }
@@ -123,7 +125,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<{ token: string }>): Promise<Caller> {
 				const now = this.clock();
 				const { token } = ctx.params;
-				const userId = isPatShaped(token) ? await userOfPat(this.deps().pats, this.livePats, token, now) : await verifyAccessToken(this.signingKey, token, now);
+				const userId = isPatShaped(token) ? await userOfPat(this.deps().pats, this.livePats, token, now) : await verifyAccessToken(this.signingKey, token, now, this.verifiedTokens);
 				const caller = userId === null ? null : await this.activeUsers.getOrLoad(userId, () => activeCaller(this.users(), userId));
 				if (!caller) throw unauthenticated("invalid access token");
 				return caller;
@@ -413,6 +415,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		this.clock = () => Date.now();
 		this.ssoTimeoutMs = SSO_TIMEOUT_MS;
 		this.activeUsers = activeUsersCache(() => this.clock());
+		this.verifiedTokens = verifiedTokensCache(() => this.clock());
 		this.livePats = patCache(() => this.clock());
 	},
 

@@ -17,7 +17,7 @@ import {
 } from "./memo-fields.js";
 import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
 import type { MemosDeps } from "./memos-deps.js";
-import { assertRelatable, parseReferences, replaceReferences } from "./relations.js";
+import { addReferences, assertRelatable, parseReferences } from "./relations.js";
 
 export interface CreateMemoParams {
 	memoId?: unknown;
@@ -111,6 +111,6 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	}
 	deps.countCreated(parentId === null ? "memo" : "comment");
 	const attachments = input.attachments === undefined ? [] : ((await deps.peers.linkAttachments(target, input.attachments, true)) ?? []);
-	await replaceReferences(deps.store, memo._id, relatedIds, now);
+	await addReferences(deps.store, memo._id, relatedIds, now);
 	return { memo, attachments };
 }

@@ -212,10 +212,17 @@ export async function replaceReferences(store: MemosStore, memoId: string, relat
 	const { relations } = store;
 	await relations.remove({ memoId, relatedMemoId: { $nin: [...relatedIds] } }, { multi: true });
 	const existing = new Set((await relations.find({ memoId }, { projection: { relatedMemoId: 1 } })).map(doc => doc.relatedMemoId));
+	await addReferences(store, memoId, relatedIds.filter(id => !existing.has(id)), now);
+}
+
+/**
+ * Adds REFERENCE relations from the memo to `relatedIds` (a memo just created has no others, so
+ * CreateMemo writes only these); one that exists already is kept.
+ */
+export async function addReferences(store: MemosStore, memoId: string, relatedIds: readonly string[], now: number): Promise<void> {
 	for (const relatedMemoId of relatedIds) {
-		if (existing.has(relatedMemoId)) continue;
 		try {
-			await relations.insert({ _id: referenceId(memoId, relatedMemoId), memoId, relatedMemoId, createTime: now });
+			await store.relations.insert({ _id: referenceId(memoId, relatedMemoId), memoId, relatedMemoId, createTime: now });
 		} catch (err) {
 			if (!(err instanceof DuplicateKeyError)) throw err;
 		}

@@ -1,7 +1,7 @@
 import { SignJWT, UnsecuredJWT } from "jose";
 import { ConfigError, loadConfig } from "../../shared/runtime/config.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
-import { issueAccessToken, verifyAccessToken } from "../../services/auth/access-token.js";
+import { issueAccessToken, verifiedTokensCache, verifyAccessToken as verifyWith } from "../../services/auth/access-token.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, setRefreshCookie } from "../../shared/refresh-cookie.js";
 import { REFRESH_TOKENS, REUSE_GRACE_MS, familyOf, revokeUserFamilies, rotate, startFamily, type RefreshTokenDoc } from "../../services/auth/refresh-tokens.js";
 import { SECRETS, loadSigningKey, type SecretDoc } from "../../services/auth/token-secret.js";
@@ -9,6 +9,8 @@ import { SECRETS, loadSigningKey, type SecretDoc } from "../../services/auth/tok
 const key = new TextEncoder().encode("k".repeat(32));
 const caller = { id: "u1", username: "alice", role: "USER" as const };
 const T0 = Date.UTC(2025, 2, 1, 9, 30);
+/** Each check with a cache of its own, as a service with another key would have. */
+const verifyAccessToken = (signingKey: Uint8Array, token: string, now: number) => verifyWith(signingKey, token, now, verifiedTokensCache(() => now));
 
 describe("access tokens", () => {
 	test("verify to their subject until they expire after 15 minutes", async () => {
@@ -16,6 +18,20 @@ describe("access tokens", () => {
 		expect(expiresAt).toBe(T0 + 15 * 60_000);
 		expect(await verifyAccessToken(key, token, T0 + 14 * 60_000)).toBe("u1");
 		expect(await verifyAccessToken(key, token, expiresAt + 1000)).toBeNull();
+	});
+
+	test("a token verified once is answered from the cache, and refused there once it has expired", async () => {
+		const { token, expiresAt } = await issueAccessToken(key, caller, T0);
+		let clock = T0;
+		const verified = verifiedTokensCache(() => clock);
+		expect(await verifyWith(key, token, T0, verified)).toBe("u1");
+		expect(verified.size).toBe(1);
+		expect(await verifyWith(key, token, T0 + 14 * 60_000, verified)).toBe("u1");
+		expect(await verifyWith(key, token, expiresAt, verified)).toBeNull();
+		clock = expiresAt;
+		expect(await verifyWith(key, token, expiresAt, verified)).toBeNull();
+		expect(await verifyWith(key, "x".repeat(50), T0, verified)).toBeNull();
+		expect(verified.size).toBe(0);
 	});
 
 	test("refuse other keys, alg none, other audiences and other types", async () => {
