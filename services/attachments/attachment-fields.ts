@@ -1,5 +1,6 @@
 import mime from "mime-types";
 import { invalidArgument } from "../../shared/errors.js";
+import { checkUrlLength, hasLoneSurrogate } from "../../shared/free-form.js";
 import { parseName } from "../../shared/names.js";
 import { stringOf } from "../../shared/request-message.js";
 
@@ -18,6 +19,7 @@ export function parseFilename(value: unknown, field: string): string {
 	const raw = stringOf(value, field);
 	if (raw === "") throw invalidArgument(`${field} is required`);
 	if (Buffer.byteLength(raw, "utf8") > FILENAME_MAX_BYTES) throw invalidArgument(`${field} is longer than ${FILENAME_MAX_BYTES} bytes`);
+	if (hasLoneSurrogate(raw)) throw invalidArgument(`${field} is not valid UTF-8 (lone surrogate)`);
 	if (/[/\\\0]/.test(raw)) throw invalidArgument(`${field} must not contain "/", "\\" or NUL`);
 	if (/^[ .]|[ .]$/.test(raw)) throw invalidArgument(`${field} must not start or end with a space or "."`);
 	return raw;
@@ -42,11 +44,12 @@ export function typeFromFilename(filename: string): string {
 	return found === false ? "" : found.toLowerCase();
 }
 
-/** An `http(s)` URL; "" when none was given. */
+/** An `http(s)` URL of at most 2048 bytes; "" when none was given. */
 export function parseExternalLink(raw: unknown, field: string): string {
 	const invalid = () => invalidArgument(`${field} must be an http or https URL`);
 	if (raw === undefined || raw === "") return "";
 	if (typeof raw !== "string") throw invalid();
+	checkUrlLength(raw, field);
 	let url: URL;
 	try {
 		url = new URL(raw);

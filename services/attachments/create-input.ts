@@ -1,5 +1,6 @@
 import { STREAM_LENGTH_PARAM } from "../../shared/contract.js";
 import { invalidArgument } from "../../shared/errors.js";
+import { checkJsonObjectField } from "../../shared/free-form.js";
 import { resolveId } from "../../shared/ids.js";
 import { fieldOf, messageOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { parseExternalLink, parseFilename, parseMemoRef, parseType } from "./attachment-fields.js";
@@ -41,10 +42,10 @@ export function parseCreateAttachment(params: CreateAttachmentParams): CreateAtt
 		contentLength,
 		memoId
 	};
-	// Stored and echoed as given, provided they are objects.
+	// Stored and echoed as given, provided they are objects within the limits of free-form JSON.
 	const motionMedia = optionalMessageOf(fieldOf(body, "motionMedia"), "attachment.motionMedia");
 	const mediaMetadata = optionalMessageOf(fieldOf(body, "mediaMetadata"), "attachment.mediaMetadata");
-	if (motionMedia !== undefined) input.motionMedia = motionMedia;
-	if (mediaMetadata !== undefined) input.mediaMetadata = mediaMetadata;
+	if (motionMedia !== undefined) input.motionMedia = checkJsonObjectField(motionMedia, "attachment.motionMedia");
+	if (mediaMetadata !== undefined) input.mediaMetadata = checkJsonObjectField(mediaMetadata, "attachment.mediaMetadata");
 	return input;
 }

@@ -1,4 +1,5 @@
 import { invalidArgument } from "../../shared/errors.js";
+import { checkUrlLength } from "../../shared/free-form.js";
 import { ID_PATTERN } from "../../shared/ids.js";
 import { stringOf } from "../../shared/request-message.js";
 
@@ -25,13 +26,24 @@ export function checkText(value: unknown, field: string): string {
 	return text;
 }
 
+/** An avatar image sent as a data URI, decoded (contract 19). */
+export const MAX_AVATAR_DATA_BYTES = 2 * 1024 * 1024;
+
 /** The data URIs an avatar may be stored as: the image subtype, then the base64 bytes. */
 export const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]+={0,2})$/;
 
 /** `avatar_url`: empty, an http(s) URL, or a base64 data URI of a PNG, JPEG, GIF or WebP image (contract 2.4). */
 export function checkAvatarUrl(value: unknown, field: string): string {
 	const url = stringOf(value, field).trim();
-	if (url === "" || DATA_IMAGE.test(url)) return url;
+	if (url === "") return url;
+	const data = DATA_IMAGE.exec(url);
+	if (data !== null) {
+		const encoded = data[2] as string;
+		const bytes = (encoded.length * 3) / 4 - (encoded.endsWith("==") ? 2 : encoded.endsWith("=") ? 1 : 0);
+		if (bytes > MAX_AVATAR_DATA_BYTES) throw invalidArgument(`${field} holds an image of ${Math.floor(bytes)} bytes, more than ${MAX_AVATAR_DATA_BYTES}`);
+		return url;
+	}
+	checkUrlLength(url, field);
 	let parsed: URL | undefined;
 	try {
 		parsed = new URL(url);

@@ -1,4 +1,5 @@
 import type { FileInfo } from "../attachments/attachments.contract.js";
+import { wellFormed } from "../../shared/free-form.js";
 
 /**
  * The HTTP side of the file route (contract 8.5): which headers an attachment is served with,
@@ -30,7 +31,7 @@ function isInline(servedType: string): boolean {
 /** RFC 6266 with an RFC 5987 `filename*` for the exact name and an ASCII fallback for old clients. */
 export function contentDisposition(servedType: string, filename: string): string {
 	const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, "_");
-	const encoded = encodeURIComponent(filename).replace(/['()*]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+	const encoded = encodeURIComponent(wellFormed(filename)).replace(/['()*]/g, c => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 	return `${isInline(servedType) ? "inline" : "attachment"}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 

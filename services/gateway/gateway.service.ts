@@ -6,6 +6,7 @@ import ApiGateway from "moleculer-web";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { REQUEST_HEADERS_PARAM } from "../../shared/contract.js";
 import { ServiceError, unauthenticated } from "../../shared/errors.js";
+import { refuseLoneSurrogates } from "../../shared/free-form.js";
 import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
 import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { drainOnShutdown } from "../../shared/runtime/http-drain.js";
@@ -171,7 +172,12 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			// A routing miss on a path that exists under another method (contract 1.1).
 			if ((err as { name?: unknown }).name === "NotFoundError") {
 				const url = req.parsedUrl ?? (req.url ?? "/").split("?")[0];
-				if (this.aliases.some(alias => alias.match(url as string))) mapped = METHOD_NOT_ALLOWED;
+				try {
+					if (this.aliases.some(alias => alias.match(url as string))) mapped = METHOD_NOT_ALLOWED;
+				} catch (matchErr) {
+					// The path exists under another method, with a parameter that does not decode.
+					mapped = mapError(matchErr);
+				}
 			}
 			this.logFailure(req, err, mapped);
 			this.sendStatus(req, res, mapped);
@@ -225,6 +231,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			const parts = this.apiCompat === "upstream" ? upstreamRequest(spec, { query: query ?? {}, body }) : { query: query ?? {}, body };
 			req.$params = buildParams(spec, parts.query, parts.body, params ?? {});
 			if (spec.bytesField !== undefined) req.$bytes = takeBytes(req.$params, spec.bytesField);
+			// Once, here, for every operation: no text that cannot be encoded reaches a service (contract 19).
+			refuseLoneSurrogates(req.$params, "the request");
 			if (spec.requestHeaders !== undefined) req.$params[REQUEST_HEADERS_PARAM] = pickHeaders(req.headers, spec.requestHeaders);
 			ctx.meta.requestTime = Date.now();
 		},

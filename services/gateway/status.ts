@@ -60,6 +60,10 @@ export function mapError(error: unknown): MappedError {
 	if (name === "ServiceError" && isGrpcCodeName(type)) return status(type, String(err.message ?? ""));
 	if (type === "VALIDATION_ERROR") return status("INVALID_ARGUMENT", validationMessage(err.data));
 	switch (name) {
+		case "BadRequestError":
+			// moleculer-web could not percent-decode a path parameter (contract 19); it raises this for nothing else on our routes.
+			if (type === "UNABLE_DECODE_PARAM") return UNDECODABLE_PATH;
+			break;
 		case "NotFoundError":
 			return NOT_FOUND;
 		case "ServiceUnavailableError":
@@ -77,6 +81,8 @@ export function mapError(error: unknown): MappedError {
 }
 
 export const NOT_FOUND: MappedError = status("NOT_FOUND", "Not Found");
+
+export const UNDECODABLE_PATH: MappedError = status("INVALID_ARGUMENT", "a path segment is not valid percent-encoded UTF-8");
 
 export const METHOD_NOT_ALLOWED: MappedError = status("UNIMPLEMENTED", "Method Not Allowed");
 

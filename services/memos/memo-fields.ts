@@ -1,4 +1,5 @@
 import { invalidArgument } from "../../shared/errors.js";
+import { hasLoneSurrogate } from "../../shared/free-form.js";
 import { parseName } from "../../shared/names.js";
 import { parseTimestamp } from "../../shared/proto-json.js";
 import { enumOf, fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
@@ -19,8 +20,6 @@ export function contentLimitOf(memoRelated: Record<string, unknown>): number {
 	return typeof limit === "number" ? Math.max(limit, MIN_CONTENT_LENGTH_LIMIT) : MIN_CONTENT_LENGTH_LIMIT;
 }
 
-// In a `u` regex a surrogate pair is one code point, so only unpaired halves match.
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Markdown content: a string of at most `limit` UTF-8 bytes. A lone surrogate cannot be
@@ -29,7 +28,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
  */
 export function readContent(value: unknown, limit: number): string {
 	const content = stringOf(value, "content");
-	if (LONE_SURROGATE.test(content)) throw invalidArgument("content is not valid UTF-8 (lone surrogate)");
+	if (hasLoneSurrogate(content)) throw invalidArgument("content is not valid UTF-8 (lone surrogate)");
 	if (content.includes("\u0000")) throw invalidArgument("content must not contain NUL characters");
 	const effective = Math.max(limit, MIN_CONTENT_LENGTH_LIMIT);
 	const bytes = Buffer.byteLength(content, "utf8");
@@ -70,11 +69,15 @@ function readDouble(value: unknown, field: string): number {
 	return n;
 }
 
-/** Unset reads as no location; latitude and longitude outside their ranges are refused (4.1). */
+/** A location's place name (contract 19). */
+export const MAX_PLACEHOLDER_CHARS = 256;
+
+/** Unset reads as no location; latitude and longitude outside their ranges (4.1), or a longer place name (19), are refused. */
 export function readLocation(value: unknown): MemoLocation | null {
 	const body = optionalMessageOf(value, "location");
 	if (body === undefined) return null;
 	const placeholder = stringOf(fieldOf(body, "placeholder"), "location.placeholder");
+	if ([...placeholder].length > MAX_PLACEHOLDER_CHARS) throw invalidArgument(`location.placeholder must be at most ${MAX_PLACEHOLDER_CHARS} characters`);
 	const latitude = readDouble(fieldOf(body, "latitude"), "location.latitude");
 	const longitude = readDouble(fieldOf(body, "longitude"), "location.longitude");
 	if (latitude < -90 || latitude > 90) throw invalidArgument("location.latitude must be between -90 and 90");

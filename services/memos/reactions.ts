@@ -1,5 +1,6 @@
 import type { Caller } from "../../shared/caller.js";
 import { internal, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
+import { hasLoneSurrogate } from "../../shared/free-form.js";
 import { generateId } from "../../shared/ids.js";
 import { formatReactionName } from "../../shared/names.js";
 import { listPage, type ListPageSpec } from "../../shared/paging/list-page.js";
@@ -40,7 +41,7 @@ export function parseReactionType(body: unknown): string {
 	const type = fields.reactionType ?? fields.reaction_type;
 	if (type === undefined || type === null || type === "") throw invalidArgument("reaction.reactionType is required");
 	if (typeof type !== "string") throw invalidArgument("reaction.reactionType must be a string");
-	if (/\p{Cs}/u.test(type) || Buffer.byteLength(type, "utf8") > MAX_REACTION_TYPE_BYTES) {
+	if (hasLoneSurrogate(type) || Buffer.byteLength(type, "utf8") > MAX_REACTION_TYPE_BYTES) {
 		throw invalidArgument(`reaction.reactionType must be 1-${MAX_REACTION_TYPE_BYTES} bytes of UTF-8`);
 	}
 	return type;

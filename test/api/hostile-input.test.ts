@@ -181,3 +181,116 @@ describe("request bodies (contract 19)", () => {
 		}
 	});
 });
+
+describe("free-form fields (contract 19): the largest allowed value is stored, one more is INVALID_ARGUMENT", () => {
+	const expectRefused = (res: { status: number; body: unknown }, message: string) => {
+		expect(res.status).toBe(400);
+		expect(res.body).toMatchObject({ code: 3, message: expect.stringContaining(message) });
+	};
+	const createAttachment = (attachment: Record<string, unknown>) => api.request("POST", "/attachments", { as: alice(), body: { filename: "f.txt", content: "AAEC", ...attachment } });
+
+	test("location.placeholder: 256 characters", async () => {
+		const placeholder = "😀".repeat(256);
+		const created = await api.create(alice(), { content: "here", location: { placeholder, latitude: 1, longitude: 2 } });
+		expect(created.status).toBe(200);
+		expect(created.body.location).toEqual({ placeholder, latitude: 1, longitude: 2 });
+		expectRefused(await api.create(alice(), { content: "here", location: { placeholder: `${placeholder}a` } }), "location.placeholder must be at most 256 characters");
+		expectRefused(await api.update(alice(), created.body.name, "location", { location: { placeholder: "a".repeat(257) } }), "location.placeholder");
+	});
+
+	test("externalLink and avatarUrl as URLs: 2048 bytes", async () => {
+		const url = (bytes: number) => `https://example.com/${"a".repeat(bytes - "https://example.com/".length)}`;
+		const linked = await createAttachment({ content: undefined, externalLink: url(2048) });
+		expect({ status: linked.status, externalLink: linked.body.externalLink }).toEqual({ status: 200, externalLink: url(2048) });
+		expectRefused(await createAttachment({ content: undefined, externalLink: url(2049) }), "attachment.externalLink must be at most 2048 bytes");
+		const avatar = (avatarUrl: string) => api.request("PATCH", `/users/${alice().user.username}`, { as: alice(), query: { updateMask: "avatarUrl" }, body: { avatarUrl } });
+		const set = await avatar(url(2048));
+		expect({ status: set.status, avatarUrl: set.body.avatarUrl }).toEqual({ status: 200, avatarUrl: url(2048) });
+		expectRefused(await avatar(url(2049)), "must be at most 2048 bytes");
+	});
+
+	test("an avatar data URI: 2 MiB once decoded", async () => {
+		const png = (bytes: number) => `data:image/png;base64,${Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), Buffer.alloc(bytes - 8, 1)]).toString("base64")}`;
+		const avatar = (avatarUrl: string) => api.request("PATCH", `/users/${alice().user.username}`, { as: alice(), query: { updateMask: "avatarUrl" }, body: { avatarUrl } });
+		expect((await avatar(png(2 * MiB))).status).toBe(200);
+		const served = await fetch(`${app().baseUrl}/file/users/${alice().user.username}/avatar`, { headers: authHeaders(alice()) });
+		expect({ status: served.status, size: (await served.arrayBuffer()).byteLength }).toEqual({ status: 200, size: 2 * MiB });
+		expectRefused(await avatar(png(2 * MiB + 1)), `more than ${2 * MiB}`);
+	});
+
+	test("JSON object fields: 16 KiB serialised, 8 levels, no key starting with $ or holding a dot", async () => {
+		const sized = (bytes: number) => ({ note: "x".repeat(bytes - JSON.stringify({ note: "" }).length) });
+		const nested = (levels: number): Record<string, unknown> => (levels === 1 ? { leaf: true } : { down: nested(levels - 1) });
+		for (const field of ["mediaMetadata", "motionMedia"]) {
+			for (const value of [sized(16 * KiB), nested(8), { list: [[[1]]], "key-with-$": { "a b": "ok" } }]) {
+				const res = await createAttachment({ [field]: value });
+				expect({ field, status: res.status, stored: res.body[field] }).toEqual({ field, status: 200, stored: value });
+			}
+			expectRefused(await createAttachment({ [field]: sized(16 * KiB + 1) }), `attachment.${field} is ${16 * KiB + 1} bytes as JSON`);
+			expectRefused(await createAttachment({ [field]: nested(9) }), `attachment.${field} is nested deeper than 8 levels`);
+			expectRefused(await createAttachment({ [field]: { list: [[[[[[[[1]]]]]]]] } }), "nested deeper than 8 levels");
+			for (const key of ["$where", "a.b", "."]) {
+				expectRefused(await createAttachment({ [field]: { deep: [{ [key]: 1 }] } }), `has the key ${JSON.stringify(key)}`);
+			}
+		}
+	});
+
+	test("a lone surrogate anywhere in a body (content, filename, a key) is INVALID_ARGUMENT; paired halves are text", async () => {
+		const lone = "the request holds text that is not valid UTF-8 (lone surrogate)";
+		expect(await send("POST", "/memos", '{"content":"half \\\\ud800 here"}', null, alice())).toMatchObject({ status: 200 });
+		expect(await send("POST", "/memos", '{"content":"half \\ud800 here"}', null, alice())).toEqual({ status: 400, body: { code: 3, message: lone, details: [] } });
+		expect(await send("POST", "/memos", '{"content":"low \\udc00"}', null, alice())).toEqual({ status: 400, body: { code: 3, message: lone, details: [] } });
+		expect(await send("POST", "/attachments", '{"filename":"a\\udfff.txt","content":"AAEC"}', null, alice())).toEqual({ status: 400, body: { code: 3, message: lone, details: [] } });
+		expect(await send("POST", "/attachments", '{"filename":"a.txt","content":"AAEC","mediaMetadata":{"k\\ud800":1}}', null, alice())).toEqual({ status: 400, body: { code: 3, message: lone, details: [] } });
+		const paired = await send("POST", "/attachments", '{"filename":"\\ud83d\\ude00.txt","content":"AAEC"}', null, alice());
+		expect({ status: paired.status, filename: paired.body.filename }).toEqual({ status: 200, filename: "😀.txt" });
+		const file = await fetch(`${app().baseUrl}/file/${String(paired.body.name)}`, { headers: authHeaders(alice()) });
+		expect({ status: file.status, disposition: file.headers.get("content-disposition") }).toEqual({ status: 200, disposition: `attachment; filename="__.txt"; filename*=UTF-8''%F0%9F%98%80.txt` });
+	});
+
+	test("a tus upload whose filename is not UTF-8 is INVALID_ARGUMENT", async () => {
+		const tus = (filename: Buffer) =>
+			fetch(`${app().baseUrl}/api/v1/attachments:tus`, {
+				method: "POST",
+				headers: { "Tus-Resumable": "1.0.0", Authorization: `Bearer ${alice().accessToken}`, "Upload-Length": "3", "Upload-Metadata": `filename ${filename.toString("base64")}` }
+			});
+		// A surrogate half encoded as UTF-8 (CESU-8), and a stray continuation byte.
+		for (const bad of [Buffer.from("eda080", "hex"), Buffer.from([0x61, 0x80])]) {
+			const res = await tus(bad);
+			expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { code: 3, message: 'Upload-Metadata value of "filename" is not UTF-8 text', details: [] } });
+		}
+		expect((await tus(Buffer.from("日本.txt"))).status).toBe(201);
+	});
+});
+
+describe("path segments that do not percent-decode as UTF-8 are INVALID_ARGUMENT on every route with a path parameter (contract 19)", () => {
+	test.each(["%ZZ", "%ED%A0%80", "%E6%97", "%", "a%C0%AFb"])("%s", async segment => {
+		const paths: [string, string][] = [
+			["GET", `/api/v1/memos/${segment}`],
+			["PATCH", `/api/v1/memos/${segment}?updateMask=content`],
+			["DELETE", `/api/v1/memos/${segment}`],
+			["GET", `/api/v1/memos/${segment}/comments`],
+			["POST", `/api/v1/memos/${segment}/reactions`],
+			["DELETE", `/api/v1/memos/abc/reactions/${segment}`],
+			["GET", `/api/v1/users/${segment}`],
+			["GET", `/api/v1/users/${segment}:getStats`],
+			["GET", `/api/v1/attachments/${segment}`],
+			["GET", `/api/v1/shares/${segment}/memo`],
+			["HEAD", `/api/v1/attachments:tus/${segment}`],
+			["GET", `/api/v1/spaces/${segment}`],
+			["GET", `/api/v1/instance/settings/${segment}`],
+			["PUT", `/api/v1/memos/${segment}`],
+			["GET", `/file/attachments/${segment}`],
+			["GET", `/file/attachments/abc/${segment}`],
+			["GET", `/file/users/${segment}/avatar`],
+			["GET", `/api-docs/${segment}`]
+		];
+		for (const [method, path] of paths) {
+			const res = await fetch(`${app().baseUrl}${path}`, { method, headers: { ...authHeaders(alice()), "Tus-Resumable": "1.0.0" }, ...(method === "POST" || method === "PATCH" ? { body: "{}" } : {}) });
+			const text = await res.text();
+			const body = method === "HEAD" ? undefined : (JSON.parse(text) as unknown);
+			expect({ method, path, status: res.status, body }).toEqual({ method, path, status: 400, body: method === "HEAD" ? undefined : { code: 3, message: "a path segment is not valid percent-encoded UTF-8", details: [] } });
+		}
+		expect((await profile()).status).toBe(200);
+	});
+});

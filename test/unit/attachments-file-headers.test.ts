@@ -61,6 +61,8 @@ test("active content is never served as itself; text gets a charset", () => {
 
 test("Content-Disposition escapes quotes, backslashes and non-ASCII in the fallback and percent-encodes filename*", () => {
 	expect(contentDisposition("application/octet-stream", 'a"b\\c 100%.bin')).toBe(`attachment; filename="a_b_c 100_.bin"; filename*=UTF-8''a%22b%5Cc%20100%25.bin`);
+	// A name stored before lone surrogates were refused at input still gets a header (U+FFFD in its place).
+	expect(contentDisposition("application/octet-stream", "a\ud800.bin")).toBe(`attachment; filename="a_.bin"; filename*=UTF-8''a%EF%BF%BD.bin`);
 	expect(contentDisposition("audio/mpeg", "日本's (1).mp3")).toBe(`inline; filename="__'s (1).mp3"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%27s%20%281%29.mp3`);
 });
 

@@ -75,6 +75,12 @@ describe("error to Status mapping (contract 1.8)", () => {
 });
 
 describe("routing and framework failures (contract 1.8)", () => {
+	test("a path parameter moleculer-web cannot percent-decode is INVALID_ARGUMENT (contract 19); its other bad requests stay unexpected", () => {
+		const undecodable = Object.assign(new Error("Bad request"), { name: "BadRequestError", type: "UNABLE_DECODE_PARAM" });
+		expect(mapError(undecodable)).toEqual({ http: 400, body: { code: 3, message: "a path segment is not valid percent-encoded UTF-8", details: [] }, unexpected: false });
+		expect(mapError(Object.assign(new Error("Bad request"), { name: "BadRequestError", type: "OTHER" })).body.code).toBe(13);
+	});
+
 	test.each([
 		["NotFoundError", 404, { code: 5, message: "Not Found", details: [] }],
 		["ServiceUnavailableError", 503, { code: 14, message: "service unavailable", details: [] }],

@@ -35,6 +35,17 @@ export function checkTusResumable(headers: TusHeaders): void {
 	if (headers["tus-resumable"] !== TUS_VERSION) throw failedPrecondition(`Tus-Resumable: ${TUS_VERSION} is required`);
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A metadata value's text: bytes that are not UTF-8 are refused, not replaced (a filename must stay what the client named it). */
+function utf8Of(bytes: Buffer, key: string): string {
+	try {
+		return utf8.decode(bytes);
+	} catch {
+		throw invalidArgument(`Upload-Metadata value of "${key}" is not UTF-8 text`);
+	}
+}
+
 /** `Upload-Metadata`: comma-separated `key base64value` pairs (the value may be absent); keys unique. */
 export function parseTusMetadata(header: string | undefined): Record<string, string> {
 	const metadata: Record<string, string> = {};
@@ -44,7 +55,7 @@ export function parseTusMetadata(header: string | undefined): Record<string, str
 		if (key === undefined || key === "" || rest.length > 0 || !/^[\x21-\x7e]+$/.test(key)) throw invalidArgument("Upload-Metadata must be comma-separated `key base64value` pairs");
 		if (Object.hasOwn(metadata, key)) throw invalidArgument(`Upload-Metadata repeats the key "${key}"`);
 		if (value !== undefined && !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw invalidArgument(`Upload-Metadata value of "${key}" must be base64`);
-		metadata[key] = value === undefined ? "" : Buffer.from(value, "base64").toString("utf8");
+		metadata[key] = value === undefined ? "" : utf8Of(Buffer.from(value, "base64"), key);
 	}
 	return metadata;
 }

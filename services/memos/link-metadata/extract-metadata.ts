@@ -1,4 +1,5 @@
 import { Parser } from "htmlparser2";
+import { MAX_URL_BYTES } from "../../../shared/free-form.js";
 
 export interface PageMetadata {
 	title: string;
@@ -8,7 +9,6 @@ export interface PageMetadata {
 
 const TITLE_MAX_CHARS = 200;
 const DESCRIPTION_MAX_CHARS = 300;
-const IMAGE_MAX_BYTES = 2048;
 
 function clip(text: string, max: number): string {
 	const clean = text.replace(/\s+/g, " ").trim();
@@ -27,7 +27,7 @@ function absoluteImage(raw: string | undefined, base: string): string {
 	}
 	if (resolved.protocol !== "http:" && resolved.protocol !== "https:") return "";
 	const href = resolved.href;
-	return Buffer.byteLength(href) <= IMAGE_MAX_BYTES ? href : "";
+	return Buffer.byteLength(href) <= MAX_URL_BYTES ? href : "";
 }
 
 /**

@@ -1,10 +1,10 @@
 import { BoundedCache } from "../../../shared/cache/bounded-cache.js";
 import { invalidArgument } from "../../../shared/errors.js";
+import { checkUrlLength } from "../../../shared/free-form.js";
 import { isPublicAddress } from "./address-guard.js";
 import { extractMetadata, type PageMetadata } from "./extract-metadata.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "./fetch-page.js";
 
-const URL_MAX_BYTES = 2048;
 const BATCH_MAX = 10;
 
 /** Contract 7.12 allows caching successes for 24 hours and failures for 60 seconds. */
@@ -33,7 +33,7 @@ export function parseLinkUrl(raw: unknown, field: string): string {
 	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
 	const url = raw.trim();
 	if (url === "") throw invalidArgument(`${field} is required`);
-	if (Buffer.byteLength(url) > URL_MAX_BYTES) throw invalidArgument(`${field} must be at most ${URL_MAX_BYTES} bytes`);
+	checkUrlLength(url, field);
 	let parsed: URL;
 	try {
 		parsed = new URL(url);
