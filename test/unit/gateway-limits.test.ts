@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { ATTACHMENT_BODY, bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_BYTES, LargeBodySlots, MAX_BODY_LIMIT_BYTES, MEMO_BODY, USER_BODY } from "../../services/gateway/body-limits.js";
 import { answerClientErrors } from "../../services/gateway/client-errors.js";
+import { JsonDepthGuard } from "../../services/gateway/json-depth.js";
 import { thrownServiceError } from "../support/service-errors.js";
 
 /** The gateway's request-body limits (contract 14) and its answers to requests Node's parser refuses (1.8). */
@@ -76,6 +77,30 @@ describe("body limits", () => {
 		slots.take(64 * MiB, one.req, one.serverRes);
 		const two = exchange();
 		expect(thrownServiceError(() => slots.take(64 * MiB, two.req, two.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
+	});
+});
+
+describe("JSON nesting followed as bytes arrive", () => {
+	/** Feeds `text` in pieces of `size` bytes; the error message, or "ok". */
+	const depthOf = (text: string, max: number, size: number) => {
+		const guard = new JsonDepthGuard(max);
+		const bytes = Buffer.from(text);
+		try {
+			for (let i = 0; i < bytes.length; i += size) guard.feed(bytes.subarray(i, i + size));
+			return "ok";
+		} catch (err) {
+			return (err as Error).message;
+		}
+	};
+
+	test.each([1, 2, 3, 7, 1000])("in pieces of %d bytes, escapes and brackets inside strings do not count, even split between pieces", size => {
+		const quoted = String.raw`{"a":"[[[\"[[[\\","b":"\\\"{{{","c":[{"d":"]]]"}]}`;
+		expect(depthOf(quoted, 3, size)).toBe("ok");
+		expect(depthOf(quoted, 2, size)).toBe("request body is nested deeper than 2 levels");
+		expect(depthOf(`[${"[".repeat(3)}"x"${"]".repeat(3)}]`, 4, size)).toBe("ok");
+		expect(depthOf(`[${"[".repeat(4)}`, 4, size)).toBe("request body is nested deeper than 4 levels");
+		expect(depthOf(`"${"\\".repeat(4000)}" [[`, 1, size)).toBe("request body is nested deeper than 1 levels");
+		expect(depthOf(`"${"\\".repeat(4001)}" [[ "`, 1, size)).toBe("ok");
 	});
 });
 
