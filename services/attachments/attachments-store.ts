@@ -20,10 +20,14 @@ export function attachmentsStore(documents: DocumentStore): AttachmentsStore {
 
 export async function ensureAttachmentIndexes(store: AttachmentsStore): Promise<void> {
 	const { attachments } = store;
-	// ListAttachments branches (space-widening.ts): the owner or the space first, then each sort key with the sequence tie-break.
-	for (const key of ["createTime", "filename", "type", "size"]) {
-		await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: -1, seq: -1 } });
-		await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: -1, seq: -1 } });
+	// ListAttachments branches (space-widening.ts): the owner or the space first, then each sort
+	// key with the sequence tie-break, descending unless the key is a time (contract 6.4): an
+	// ascending filename, type or size keeps a descending sequence, an order of its own.
+	for (const [key, directions] of [["createTime", [-1]], ["filename", [-1, 1]], ["type", [-1, 1]], ["size", [-1, 1]]] as const) {
+		for (const direction of directions) {
+			await attachments.ensureIndex({ fields: { creatorId: 1, memoDeleted: 1, [key]: direction, seq: -1 } });
+			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: direction, seq: -1 } });
+		}
 	}
 	// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
 	await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });

@@ -39,7 +39,8 @@ export function memosStore(documents: DocumentStore): MemosStore {
  * equality prefix — parentId, state, deleteTime, then one owner group — and each index
  * continues it with the sort keys of one orderBy (contract 6.4), ending in the unique
  * tie-breaker, so a page reads at most pageSize + 1 entries per branch. A store scans an index
- * backwards for the opposite direction of every key.
+ * backwards for the opposite direction of every key; `pinned` is made an equality in each
+ * branch (shared/paging/list-page.ts), so its direction and the time's are independent.
  */
 const PREFIX = { parentId: 1, state: 1, deleteTime: 1 } as const;
 const OWNER_GROUPS: Record<string, 1>[] = [{ creatorId: 1 }, { visibility: 1 }, { visibility: 1, spaceId: 1 }];

@@ -100,9 +100,10 @@ async function relationItemsAfter(
 	after: RelationPosition | null,
 	limit: number
 ): Promise<RelationItem[]> {
-	// Three index-served branches (shared/paging/list-page.ts): each direction of references, and the comments.
+	// Three index-served branches (shared/paging/list-page.ts): each direction of references, and
+	// the comments; past the first page, each read starts at the position's time in its index.
 	const branch = (filter: Filter, afterFilter: (position: RelationPosition) => Filter): Filter =>
-		after === null ? filter : { $and: [filter, afterFilter(after)] };
+		after === null ? filter : { $and: [filter, { createTime: { $gte: after.t } }, afterFilter(after)] };
 	const order = { sort: { createTime: 1, _id: 1 } as const, limit };
 	const [outgoing, incoming, commentDocs] = await Promise.all([
 		store.relations.find(branch({ memoId: memo._id }, afterReference), order),

@@ -33,15 +33,25 @@ export function positionGuard(sort: Sort, types: KeyTypes) {
 
 /**
  * Documents strictly after `position` in `sort` order: for some key, all earlier keys equal
- * and this one beyond. Booleans are spelled as equalities, the same in every store. When
- * the first key is not a boolean, its non-strict bound stands beside the `$or` as well, so a
- * store reads only the index range from the position on instead of testing every entry.
+ * and this one beyond. Booleans are spelled as equalities, the same in every store. `fixed`
+ * holds the keys a list branch fixes by equality: they decide at once whether the whole
+ * branch is after the position (`{}`, no condition) or none of it is (null). The first key
+ * left open, when not a boolean, has its non-strict bound stand beside the `$or` as well, so
+ * a store reads only the index range from the position on instead of testing every entry.
  */
-export function afterPosition(sort: Sort, position: Position): Filter {
+export function afterPosition(sort: Sort, position: Position, fixed: Record<string, unknown> = {}): Filter | null {
 	const branches: Filter[] = [];
 	const equal: Filter = {};
+	let lead: [string, 1 | -1] | undefined;
 	for (const [key, direction] of Object.entries(sort)) {
 		const value = position[key];
+		if (Object.hasOwn(fixed, key)) {
+			const order = compareValues(fixed[key], value) * direction;
+			if (order > 0) branches.push({ ...equal });
+			if (order !== 0) break;
+			continue;
+		}
+		lead ??= [key, direction];
 		if (typeof value === "boolean") {
 			const beyond = direction === 1 ? !value : value;
 			if (beyond) branches.push({ ...equal, [key]: !value });
@@ -50,11 +60,17 @@ export function afterPosition(sort: Sort, position: Position): Filter {
 		}
 		equal[key] = value;
 	}
+	if (branches.length === 0) return null;
+	if (branches.some(branch => Object.keys(branch).length === 0)) return {};
 	if (branches.length === 1) return branches[0];
-	const [first, direction] = Object.entries(sort)[0];
-	const start = position[first];
-	if (typeof start === "boolean") return { $or: branches };
-	return { $and: [{ [first]: { [direction === 1 ? "$gte" : "$lte"]: start } }, { $or: branches }] };
+	if (lead === undefined || typeof position[lead[0]] === "boolean") return { $or: branches };
+	const [first, direction] = lead;
+	return { $and: [{ [first]: { [direction === 1 ? "$gte" : "$lte"]: position[first] } }, { $or: branches }] };
+}
+
+/** The sort keys `branch` fixes by equality to a value of the key's type (their position is decided by the branch). */
+export function fixedKeys(branch: Filter, sort: Sort, types: KeyTypes): Record<string, unknown> {
+	return Object.fromEntries(Object.keys(sort).flatMap(key => (typeof branch[key] === types[key] ? [[key, branch[key]]] : [])));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Collection, Doc, Filter, Sort } from "../store/document-store.js";
-import { afterPosition, positionGuard, positionOf, sortComparator, type KeyTypes, type Position } from "./keyset.js";
+import { afterPosition, fixedKeys, positionGuard, positionOf, sortComparator, type KeyTypes, type Position } from "./keyset.js";
 import { decodePageToken, encodePageToken } from "./page-token.js";
 
 export { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, normalizePageSize, pageSizeParam } from "./page-token.js";
@@ -65,16 +65,27 @@ export function mergeSorted<T extends Doc>(runs: readonly (readonly T[])[], sort
 	return merged;
 }
 
+/**
+ * The branches with a leading boolean sort key (`pinned`) made an equality in each: an index
+ * then serves the rest of the order in either direction, whichever way the boolean goes.
+ */
+function splitOnLeadingBoolean(spec: ListPageSpec): Filter[] {
+	const [first] = Object.keys(spec.sort);
+	if (spec.keyTypes[first] !== "boolean") return [...spec.branches];
+	return spec.branches.flatMap(branch => (typeof branch[first] === "boolean" ? [branch] : [{ ...branch, [first]: true }, { ...branch, [first]: false }]));
+}
+
 /** Reads one page of `collection` as `spec` describes. */
 export async function listPage<T extends Doc>(collection: Collection<T>, spec: ListPageSpec): Promise<Page<T>> {
 	const position = pagePosition(spec);
 	if (spec.branches.length === 0) return { items: [], nextPageToken: "" };
-	const shared: Filter[] = [];
-	if (spec.where !== undefined && Object.keys(spec.where).length > 0) shared.push(spec.where);
-	if (position !== null) shared.push(afterPosition(spec.sort, position));
+	const where = spec.where !== undefined && Object.keys(spec.where).length > 0 ? [spec.where] : [];
 	const limit = spec.pageSize + 1;
 	const runs = await Promise.all(
-		spec.branches.map(branch => {
+		splitOnLeadingBoolean(spec).map(branch => {
+			const after = position === null ? {} : afterPosition(spec.sort, position, fixedKeys(branch, spec.sort, spec.keyTypes));
+			if (after === null) return [];
+			const shared = Object.keys(after).length === 0 ? where : [...where, after];
 			const filter = shared.length === 0 ? branch : { $and: [branch, ...shared] };
 			return collection.find(filter, { sort: spec.sort, limit });
 		})

@@ -3,6 +3,7 @@ import type { Collection, Doc, Filter, FindOptions } from "../../shared/store/do
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Answer } from "../support/memos-client.js";
+import { firstAndNextPage as pagesOf, seedEveryList } from "../support/list-fixture.js";
 import { usePopulatedApp } from "../support/populated-app.js";
 import type { Session } from "../support/users.js";
 
@@ -20,12 +21,6 @@ interface Recorded {
 	collection: string;
 	filter: Filter;
 	options: FindOptions;
-}
-
-async function ok<T>(res: Promise<Answer<T>>): Promise<T> {
-	const answer = await res;
-	if (answer.status !== 200) throw new Error(`answered ${answer.status}: ${answer.text}`);
-	return answer.body;
 }
 
 function store(): SqliteDocumentStore {
@@ -83,39 +78,16 @@ let space = "";
 let memo = "";
 
 beforeAll(async () => {
-	space = (await ok(api.request<{ name: string }>("POST", "/spaces", { as: alice(), query: { spaceId: "plans" }, body: { displayName: "Plans" } }))).name;
-	await ok(api.request("POST", `/${space}/members`, { as: alice(), body: { user: "users/user2" } }));
-	await ok(api.request("POST", "/spaces", { as: alice(), query: { spaceId: "plans-two" }, body: { displayName: "Plans two" } }));
-	for (const visibility of ["PRIVATE", "PUBLIC", "PROTECTED", "SPACE", "PRIVATE", "PUBLIC"]) {
-		const body = { content: `a ${visibility} memo #plans`, visibility, ...(visibility === "SPACE" ? { space } : {}) };
-		await ok(api.create(alice(), body));
-	}
-	memo = (await ok(api.create(alice(), { content: "the memo with everything", visibility: "PUBLIC" }))).name;
-	await ok(api.update(alice(), memo, "pinned", { pinned: true }));
-	for (const content of ["first comment", "second comment"]) await ok(api.request("POST", `/${memo}/comments`, { as: alice(), body: { content } }));
-	for (const [who, reactionType] of [[alice, "👍"], [bob, "🎉"]] as const) await ok(api.request("POST", `/${memo}/reactions`, { as: who(), body: { reaction: { reactionType } } }));
-	const others = (await ok(api.list(alice(), { pageSize: "2" }))).memos.map(m => m.name).filter(name => name !== memo);
-	await ok(api.request("PATCH", `/${memo}/relations`, { as: alice(), body: { relations: others.map(name => ({ relatedMemo: { name } })) } }));
-	for (let i = 0; i < 2; i++) await ok(api.request("POST", `/${memo}/shares`, { as: alice(), body: {} }));
-	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/attachments", { as: alice(), body: { filename: `f${i}.txt`, content: "aGk=", memo } }));
-	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/attachments", { as: bob(), body: { filename: `b${i}.txt`, content: "aGk=" } }));
-	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/users/user1/shortcuts", { as: alice(), body: { title: `s${i}`, filter: "pinned" } }));
+	({ space, memo } = await seedEveryList(api, alice(), bob(), "plans"));
 });
 
 /** A list's first page of one item, then its second page through the token: both positions. */
-async function firstAndNextPage(path: string, as: Session | null, query: Record<string, string> = {}): Promise<void> {
-	let token = "";
-	await expectListServed(async () => {
-		const res = await api.request<{ nextPageToken?: string }>("GET", path, { as, query: { ...query, pageSize: "1" } });
-		token = res.body?.nextPageToken ?? "";
-		return res;
-	});
-	expect(token).not.toBe("");
-	await expectListServed(() => api.request("GET", path, { as, query: { ...query, pageSize: "1", pageToken: token } }));
+function firstAndNextPage(path: string, as: Session | null, query: Record<string, string> = {}): Promise<void> {
+	return pagesOf(api, request => expectListServed(request), path, as, query);
 }
 
 describe("ListMemos", () => {
-	const orders = ["", "create_time desc", "create_time asc", "update_time desc", "update_time asc", "pinned desc", "pinned desc, create_time desc", "pinned desc, update_time desc", "name desc", "name asc"];
+	const orders = ["", "create_time desc", "create_time asc", "update_time desc", "update_time asc", "pinned desc", "pinned asc", "pinned desc, create_time desc", "pinned asc, create_time desc", "pinned desc, update_time desc", "pinned desc, update_time asc", "name desc", "name asc"];
 
 	test.each(orders)("orderBy %j, signed in (own, PUBLIC, PROTECTED, each space), first and next page", async orderBy => {
 		await firstAndNextPage("/memos", bob(), orderBy === "" ? {} : { orderBy });
@@ -153,6 +125,7 @@ describe("the lists of one memo and the other resources", () => {
 	test("attachments, spaces, space members, users and identity providers", async () => {
 		await firstAndNextPage("/attachments", alice());
 		await firstAndNextPage("/attachments", bob());
+		for (const orderBy of ["filename asc", "mime_type asc", "size asc"]) await firstAndNextPage("/attachments", alice(), { orderBy });
 		await firstAndNextPage("/spaces", alice());
 		await firstAndNextPage(`/${space}/members`, alice());
 		await firstAndNextPage("/users", admin());

@@ -53,7 +53,9 @@ describe("keyset pagination", () => {
 					const walked: string[] = [];
 					let position: ReturnType<typeof positionOf> | null = null;
 					for (;;) {
-						const page = await collection.find(position === null ? {} : afterPosition(sort, position), { sort, limit: pageSize });
+						const after = position === null ? {} : afterPosition(sort, position);
+						if (after === null) break;
+						const page = await collection.find(after, { sort, limit: pageSize });
 						walked.push(...page.map(d => d._id));
 						if (page.length < pageSize) break;
 						position = positionOf(page[page.length - 1], sort);

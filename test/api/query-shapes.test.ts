@@ -1,0 +1,317 @@
+import { randomUUID } from "node:crypto";
+import { jest } from "@jest/globals";
+import mongoose from "mongoose";
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, Sort } from "../../shared/store/document-store.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import { documentsOf } from "../../shared/runtime/resources.js";
+import type { Answer } from "../support/memos-client.js";
+import { boundsOf, unservedReason } from "../support/mongo-planner.js";
+import { firstAndNextPage as pagesOf, ok, seedEveryList } from "../support/list-fixture.js";
+import { usePopulatedApp } from "../support/populated-app.js";
+import type { Session } from "../support/users.js";
+
+/**
+ * Every query the services send to the document store while serving lists and clean-ups
+ * (issue 21) is recorded at the store port, with the indexes the services declare, and
+ * checked against a model of MongoDB's planner (test/support/mongo-planner.ts): an index
+ * serves its conditions and its order (no blocking sort, no collection scan), every sorted
+ * read is limited, and a page after the first starts at its position through a range on the
+ * first key the branch does not fix. With MONGO_URL, the same shapes run under MongoDB's
+ * `explain("executionStats")` on a copy of the recorded data: no SORT stage, no COLLSCAN.
+ */
+
+type Operation = "find" | "findOne" | "count" | "update" | "remove" | "findOneAndUpdate";
+const OPERATIONS: Operation[] = ["find", "findOne", "count", "update", "remove", "findOneAndUpdate"];
+
+interface Recorded {
+	collection: string;
+	operation: Operation;
+	filter: Filter;
+	options: FindOptions;
+}
+
+const declared = new Map<string, IndexSpec[]>();
+let recording: Recorded[] | null = null;
+const allShapes = new Map<string, Recorded>();
+
+// Spies on the SQLite collections' methods from before the app starts, so the index
+// declarations of every service's start-up are seen too.
+beforeAll(async () => {
+	const probe = new SqliteDocumentStore({ dir: null });
+	const prototype = Object.getPrototypeOf(probe.collection("probe")) as Record<string, (...args: unknown[]) => unknown>;
+	await probe.close();
+	const ensureIndex = prototype.ensureIndex;
+	jest.spyOn(prototype as unknown as Collection<Doc>, "ensureIndex").mockImplementation(function (this: Collection<Doc>, spec: IndexSpec) {
+		declared.set(this.name, [...(declared.get(this.name) ?? []), spec]);
+		return ensureIndex.call(this, spec) as Promise<void>;
+	});
+	for (const operation of OPERATIONS) {
+		const original = prototype[operation];
+		jest.spyOn(prototype as unknown as Collection<Doc>, operation).mockImplementation(function (this: Collection<Doc>, ...args: unknown[]) {
+			const options = operation === "find" ? ((args[1] as FindOptions | undefined) ?? {}) : {};
+			recording?.push({ collection: this.name, operation, filter: args[0] as Filter, options });
+			return original.apply(this, args) as never;
+		});
+	}
+});
+
+afterAll(() => jest.restoreAllMocks());
+
+const { app, api, admin, users: [alice, bob, carol] } = usePopulatedApp(3);
+
+/** The store operations `request` makes (it must succeed). */
+async function queriesOf(request: () => Promise<unknown>): Promise<Recorded[]> {
+	const calls: Recorded[] = [];
+	recording = calls;
+	try {
+		const res = await request();
+		if (typeof res === "object" && res !== null && "status" in res && (res as Answer).status !== 200) throw new Error(`answered ${(res as Answer).status}: ${(res as Answer).text}`);
+	} finally {
+		recording = null;
+	}
+	return calls;
+}
+
+function describeQuery(query: Recorded): string {
+	return `${query.collection}.${query.operation}(${JSON.stringify(query.filter)}, ${JSON.stringify(query.options)})`;
+}
+
+/** A branch of soft-deleted memos (showDeleted): a range on deleteTime, sorted apart (as the SQLite plan test allows). */
+function isDeletedBranch(query: Recorded): boolean {
+	return query.collection === "memos" && boundsOf(query.filter).get("deleteTime") === "range";
+}
+
+/** The keyset condition of a page after the first: an `$or` whose branches test only sort keys. */
+function hasPositionCondition(filter: Filter, sort: Sort): boolean {
+	const ors: Filter[][] = [];
+	const visit = (f: Filter) => {
+		if (Array.isArray(f.$and)) for (const part of f.$and as Filter[]) visit(part);
+		if (Array.isArray(f.$or)) ors.push(f.$or as Filter[]);
+	};
+	visit(filter);
+	return ors.some(branches => branches.every(branch => Object.keys(branch).every(key => key in sort)));
+}
+
+/** Collections the contract lists whole (contract 1.7: ListMemoShares, a memo's links; ListIdentityProviders, set by admins). */
+const UNPAGED = new Set(["auth_identity_providers", "memo_shares"]);
+
+/** A read of what the items of one page carry (their reactions, attachments): the first sort key is the item, bound by `$in`. */
+function isChildrenOfPage(query: Recorded): boolean {
+	const [first] = Object.keys(query.options.sort ?? {});
+	const bound = query.filter[first];
+	return typeof bound === "object" && bound !== null && "$in" in bound && Object.keys(query.filter).length === 1;
+}
+
+/** What is wrong with `query` for MongoDB, or null. */
+function problemOf(query: Recorded): string | null {
+	const sort = query.options.sort;
+	const unconditioned = Object.keys(query.filter).length === 0;
+	// findOne of anything stops at the first document it reads.
+	if (query.operation === "findOne" && unconditioned) return null;
+	if (sort !== undefined && query.options.limit === undefined && !isChildrenOfPage(query) && !UNPAGED.has(query.collection)) return "a sorted read without a limit";
+	if (isDeletedBranch(query)) return null;
+	const reason = unservedReason({ filter: query.filter, sort }, declared.get(query.collection) ?? []);
+	if (reason !== null) return reason;
+	if (sort !== undefined && hasPositionCondition(query.filter, sort)) {
+		const bounds = boundsOf(query.filter);
+		const first = Object.keys(sort).find(key => bounds.get(key) !== "point");
+		if (first !== undefined && bounds.get(first) !== "range") return `the page position is no range on ${first}: the index is read from the start of the branch`;
+	}
+	return null;
+}
+
+function expectServed(queries: Recorded[]): void {
+	const problems = queries.map(query => ({ query: describeQuery(query), problem: problemOf(query) }));
+	for (const query of queries) allShapes.set(describeQuery(query), query);
+	expect(problems.filter(p => p.problem !== null)).toEqual([]);
+}
+
+async function expectRequestServed(request: () => Promise<unknown>): Promise<Recorded[]> {
+	const queries = await queriesOf(request);
+	expect(queries.length).toBeGreaterThan(0);
+	expectServed(queries);
+	return queries;
+}
+
+/** A list's first page of one item, then its second page through the token. */
+function firstAndNextPage(path: string, as: Session | null, query: Record<string, string> = {}): Promise<void> {
+	return pagesOf(api, expectRequestServed, path, as, query);
+}
+
+let space = "";
+let memo = "";
+let doomed = "";
+
+beforeAll(async () => {
+	({ space, memo } = await seedEveryList(api, alice(), bob(), "shapes"));
+	for (const visibility of ["PUBLIC", "PROTECTED", "PUBLIC"]) await ok(api.create(bob(), { content: `bob's ${visibility} memo #shapes/sub`, visibility }));
+	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/users/user1/personalAccessTokens", { as: alice(), body: {} }));
+	doomed = (await ok(api.create(carol(), { content: "carol's memo #gone", visibility: "PUBLIC" }))).name;
+	await ok(api.request("POST", `/${doomed}/comments`, { as: carol(), body: { content: "carol's comment" } }));
+	await ok(api.request("POST", `/${memo}/reactions`, { as: carol(), body: { reaction: { reactionType: "🔥" } } }));
+	await ok(api.request("POST", "/attachments", { as: carol(), body: { filename: "c.txt", content: "aGk=", memo: doomed } }));
+	await ok(api.request("POST", "/users/user3/shortcuts", { as: carol(), body: { title: "mine", filter: "pinned" } }));
+});
+
+describe("ListMemos", () => {
+	const orders = [
+		"",
+		"create_time desc",
+		"create_time asc",
+		"update_time desc",
+		"update_time asc",
+		"pinned desc",
+		"pinned asc",
+		"pinned desc, create_time desc",
+		"pinned desc, create_time asc",
+		"pinned asc, create_time desc",
+		"pinned asc, create_time asc",
+		"pinned desc, update_time desc",
+		"pinned asc, update_time desc",
+		"pinned desc, update_time asc",
+		"name desc",
+		"name asc",
+		"name asc, create_time desc"
+	];
+
+	test.each(orders)("orderBy %j: each reader's branches, first and next page", async orderBy => {
+		const query: Record<string, string> = orderBy === "" ? {} : { orderBy };
+		await firstAndNextPage("/memos", bob(), query);
+		await firstAndNextPage("/memos", alice(), query);
+	});
+
+	test("anonymous callers", async () => {
+		await api.setAccessMode(admin(), "PUBLIC");
+		try {
+			await firstAndNextPage("/memos", null);
+			await firstAndNextPage("/memos", null, { orderBy: "pinned asc, update_time asc" });
+		} finally {
+			await api.setAccessMode(admin(), "PRIVATE");
+		}
+	});
+
+	const filters = [
+		`"shapes" in tags`,
+		`tags.exists(t, t.startsWith("shapes"))`,
+		`content.contains("memo") && visibility in ["PUBLIC", "PROTECTED"]`,
+		`creator == "users/user1" || has_code`,
+		`pinned && created_ts > now - duration("24h")`,
+		`space == null && !has_link`,
+		`size(tags) >= 1 && updated_ts <= now`
+	];
+
+	test.each(filters)("filter %j, first and next page", async filter => {
+		await firstAndNextPage("/memos", alice(), { filter });
+		await firstAndNextPage("/memos", alice(), { filter, orderBy: "pinned desc, update_time asc" });
+	});
+
+	test("archived memos and deleted memos shown", async () => {
+		await expectRequestServed(() => api.list(alice(), { state: "ARCHIVED" }));
+		await firstAndNextPage("/memos", alice(), { showDeleted: "true" });
+	});
+});
+
+describe("the lists of one memo", () => {
+	test.each(["", "create_time desc", "update_time asc", "update_time desc", "name desc", "name asc"])("comments, orderBy %j", async orderBy => {
+		await firstAndNextPage(`/${memo}/comments`, alice(), orderBy === "" ? {} : { orderBy });
+	});
+
+	test("reactions, relations, shares and attachments", async () => {
+		await firstAndNextPage(`/${memo}/reactions`, alice());
+		await firstAndNextPage(`/${memo}/relations`, alice());
+		await expectRequestServed(() => api.request("GET", `/${memo}/shares`, { as: alice() }));
+		await firstAndNextPage(`/${memo}/attachments`, alice());
+	});
+});
+
+describe("ListAttachments", () => {
+	const orders = ["", "create_time asc", "filename asc", "filename desc", "mime_type asc", "mime_type desc", "size asc", "size desc"];
+
+	test.each(orders)("orderBy %j, the caller's own and a space's", async orderBy => {
+		const query: Record<string, string> = orderBy === "" ? {} : { orderBy };
+		await firstAndNextPage("/attachments", alice(), query);
+		await firstAndNextPage("/attachments", bob(), query);
+	});
+
+	test("filters", async () => {
+		await firstAndNextPage("/attachments", alice(), { filter: `mime_type == "text/plain" && filename.startsWith("f")` });
+		await firstAndNextPage("/attachments", alice(), { filter: `memo_id != null` });
+		await expectRequestServed(() => api.request("GET", "/attachments", { as: bob(), query: { filter: `space == "${space}"` } }));
+	});
+});
+
+describe("the other lists and counts", () => {
+	test("spaces, members, users, tokens, shortcuts, identity providers", async () => {
+		await firstAndNextPage("/spaces", alice());
+		await firstAndNextPage(`/${space}/members`, alice());
+		await firstAndNextPage("/users", admin());
+		await firstAndNextPage("/users/user1/personalAccessTokens", alice());
+		await firstAndNextPage("/users/user1/shortcuts", alice());
+		await expectRequestServed(() => api.request("GET", "/identity-providers", { as: admin() }));
+	});
+
+	test("user statistics", async () => {
+		await expectRequestServed(() => api.request("GET", "/users/user1:getStats", { as: bob() }));
+		await expectRequestServed(() => api.request("GET", "/users:stats", { as: bob() }));
+	});
+});
+
+describe("clean-ups", () => {
+	test("DeleteMemo (soft, then purged), the purge of expired deletions, DeleteSpace, DeleteUser", async () => {
+		const victim = (await ok(api.create(alice(), { content: "to be deleted", visibility: "PUBLIC" }))).name;
+		await ok(api.request("POST", "/attachments", { as: alice(), body: { filename: "v.txt", content: "aGk=", memo: victim } }));
+		await ok(api.request("POST", `/${victim}/reactions`, { as: bob(), body: { reaction: { reactionType: "👀" } } }));
+		await expectRequestServed(() => api.remove(alice(), victim));
+		await expectRequestServed(() => api.remove(alice(), victim, "true"));
+		const memos = app().node.broker.getLocalService("memos") as unknown as { purgeExpiredMemos(now: number): Promise<number> };
+		await expectRequestServed(() => memos.purgeExpiredMemos(Date.now() + 365 * 24 * 3600_000));
+		await expectRequestServed(() => api.request("DELETE", "/spaces/shapes-two", { as: alice() }));
+		await expectRequestServed(() => api.request("DELETE", "/users/user3", { as: admin() }));
+	});
+});
+
+const mongoUrl = process.env.MONGO_URL;
+const onMongo = mongoUrl ? describe : describe.skip;
+
+onMongo("on MongoDB: explain of every recorded shape over a copy of the data", () => {
+	const dbName = `memos_shapes_${randomUUID().replaceAll("-", "")}`;
+	let connection: mongoose.Connection;
+
+	beforeAll(async () => {
+		connection = await mongoose.createConnection(mongoUrl as string, { dbName, serverSelectionTimeoutMS: 15_000 }).asPromise();
+		const sqlite = documentsOf(app().node.broker) as SqliteDocumentStore;
+		for (const [name, specs] of declared) {
+			const native = connection.collection<Doc>(name);
+			for (const spec of specs) await native.createIndex(spec.fields, { unique: spec.unique ?? false, sparse: spec.sparse ?? false });
+			const docs = await sqlite.collection(name).find({});
+			if (docs.length > 0) await native.insertMany(docs);
+		}
+	});
+
+	afterAll(async () => {
+		await connection?.dropDatabase();
+		await connection?.close();
+	});
+
+	/** Every stage of a winning plan, depth first. */
+	function stagesOf(plan: Record<string, unknown>): string[] {
+		const children = [plan.inputStage, ...((plan.inputStages as unknown[]) ?? [])].filter((child): child is Record<string, unknown> => typeof child === "object" && child !== null);
+		return [String(plan.stage), ...children.flatMap(stagesOf)];
+	}
+
+	test("no SORT stage and no COLLSCAN", async () => {
+		expect(allShapes.size).toBeGreaterThan(0);
+		const found: { query: string; stages: string[] }[] = [];
+		for (const [description, query] of allShapes) {
+			if (query.operation === "count" && Object.keys(query.filter).length === 0) continue;
+			if (isDeletedBranch(query)) continue;
+			const native = connection.collection<Doc>(query.collection);
+			const cursor = native.find(query.filter as mongoose.mongo.Filter<Doc>, { sort: query.options.sort, limit: query.options.limit, projection: query.options.projection });
+			const explained = (await cursor.explain("executionStats")) as { queryPlanner: { winningPlan: Record<string, unknown> } };
+			const winning = explained.queryPlanner.winningPlan;
+			const stages = stagesOf((winning.queryPlan as Record<string, unknown> | undefined) ?? winning);
+			found.push({ query: description, stages: stages.filter(stage => stage === "SORT" || stage === "COLLSCAN") });
+		}
+		expect(found.filter(f => f.stages.length > 0)).toEqual([]);
+	});
+});
