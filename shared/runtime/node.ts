@@ -13,6 +13,7 @@ import { watchNodeLiveness } from "./node-liveness.js";
 import { readinessChecks } from "./readiness.js";
 import { attachResources } from "./resources.js";
 import { Shutdown } from "./shutdown.js";
+import { storeIdentitiesMetadata, storeIdentityMiddleware } from "./store-identity.js";
 
 /** A service and the stores its process must open for it. */
 // Each service types its own settings and methods; the catalog only names and starts them.
@@ -65,7 +66,13 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 		throw err;
 	}
 
-	const broker = new ServiceBroker(brokerOptions(config));
+	const options = brokerOptions(config);
+	if (documents) {
+		const withStore = config.services.filter(name => catalog[name].documents);
+		options.metadata = { ...options.metadata, ...storeIdentitiesMetadata(documents.identity, withStore) };
+		options.middlewares = [...(options.middlewares ?? []), storeIdentityMiddleware(documents.identity, withStore)];
+	}
+	const broker = new ServiceBroker(options);
 	if (imported) broker.getLogger("store").info(describeImport(imported));
 	const shutdown = new Shutdown();
 	attachResources(broker, { config, documents, blobs, shutdown });

@@ -78,6 +78,11 @@ export interface Collection<T extends Doc = Doc> {
 export interface DocumentStore {
 	/** `nedb` (the embedded store: contract 4.11 keeps that name for it, now SQLite) or `mongodb`, as instance stats report it. */
 	readonly driver: "nedb" | "mongodb";
+	/**
+	 * Written once when the store was created, the same for every process that uses it: replicas
+	 * of a service must all answer from one store (issue 16.7), and compare this to be sure.
+	 */
+	readonly identity: string;
 	collection<T extends Doc = Doc>(name: string): Collection<T>;
 	/** Throws when the store cannot serve requests (readiness). */
 	ping(): Promise<void>;

@@ -17,7 +17,8 @@ export class MongoDocumentStore implements DocumentStore {
 
 	private constructor(
 		private readonly connection: mongoose.Connection,
-		private readonly queryTimeoutMs: number
+		private readonly queryTimeoutMs: number,
+		readonly identity: string
 	) {}
 
 	/**
@@ -43,13 +44,15 @@ export class MongoDocumentStore implements DocumentStore {
 			bufferCommands: false,
 			...(options.dbName ? { dbName: options.dbName } : {})
 		});
+		let identity: string;
 		try {
 			await connection.asPromise();
+			identity = await storeIdentity(connection.collection<IdentityDoc>(METADATA_COLLECTION), queryTimeoutMs);
 		} catch (err) {
 			await connection.close().catch(() => undefined);
 			throw err;
 		}
-		return new MongoDocumentStore(connection, queryTimeoutMs);
+		return new MongoDocumentStore(connection, queryTimeoutMs, identity);
 	}
 
 	collection<T extends Doc = Doc>(name: string): Collection<T> {
@@ -82,6 +85,29 @@ export class MongoDocumentStore implements DocumentStore {
 		if (!db) throw new Error("not connected to MongoDB");
 		return db;
 	}
+}
+
+/** The store's own metadata, beside the services' collections (no service names a collection so). */
+const METADATA_COLLECTION = "_store";
+
+type IdentityDoc = { _id: string; value: string; createTime: Date };
+
+/**
+ * The database's identity, written by the first process that connects to it (an upsert that
+ * only inserts, so racing processes agree on the first one's value).
+ */
+async function storeIdentity(metadata: mongoose.Collection<IdentityDoc>, maxTimeMS: number): Promise<string> {
+	const filter = { _id: "identity" };
+	try {
+		const doc = await metadata.findOneAndUpdate(filter, { $setOnInsert: { value: randomUUID(), createTime: new Date() } }, { upsert: true, returnDocument: "after", maxTimeMS });
+		if (doc) return doc.value;
+	} catch (err) {
+		// Two first upserts at once: one of them clashes on _id, and the other's value stands.
+		if (!isDuplicateKey(err)) throw err;
+	}
+	const doc = await metadata.findOne(filter, { maxTimeMS });
+	if (!doc) throw new Error("MongoDB: the store's identity could not be read back");
+	return doc.value;
 }
 
 /** What an operation may take on the server when the caller names no bound (maxTimeMS). */

@@ -51,6 +51,7 @@ export class SqliteDocumentStore implements DocumentStore {
 	/** Contract 4.11 names the embedded store `nedb`, whatever its engine. */
 	readonly driver = "nedb";
 	readonly file: string | null;
+	readonly identity: string;
 	private db: DatabaseSync;
 	/** Opened for this process only (see open); `ping` reopens it shared once the disk has room. */
 	private exclusive = false;
@@ -66,6 +67,27 @@ export class SqliteDocumentStore implements DocumentStore {
 		if (options.dir !== null) mkdirSync(options.dir, { recursive: true });
 		this.file = options.dir === null ? null : path.join(options.dir, DATABASE_FILE);
 		this.db = this.open();
+		try {
+			this.identity = this.readIdentity() ?? this.createIdentity();
+		} catch (err) {
+			this.db.close();
+			throw storageFailure(err) ?? err;
+		}
+	}
+
+	private readIdentity(): string | undefined {
+		if (this.db.prepare("SELECT 1 FROM sqlite_schema WHERE name = '_store'").get() === undefined) return undefined;
+		const row = this.db.prepare("SELECT value FROM _store WHERE key = 'identity'").get() as Row | undefined;
+		return row === undefined ? undefined : String(row.value);
+	}
+
+	/** At the database's creation (or the first open by a version that had none); the first of racing processes wins. */
+	private createIdentity(): string {
+		this.transaction(() => {
+			this.db.exec("CREATE TABLE IF NOT EXISTS _store (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID");
+			this.db.prepare("INSERT OR IGNORE INTO _store (key, value) VALUES ('identity', ?1)").run(randomUUID());
+		});
+		return this.readIdentity() as string;
 	}
 
 	/**

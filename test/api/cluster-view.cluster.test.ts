@@ -43,7 +43,7 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 		expect(res.status).toBe(200);
 		const body = (await res.json()) as ClusterView;
 		expect(body.status).toBe("ok");
-		expect(body.services).toEqual(SERVICE_NAMES.map(name => ({ name, available: true, nodeCount: 1 })));
+		expect(body.services).toEqual(SERVICE_NAMES.map(name => ({ name, available: true, nodeCount: 1, storeMismatch: false })));
 		expect(body.nodes.map(n => [n.nodeId, n.available, n.services])).toEqual([
 			["ai-node", true, ["ai"]],
 			["auth-instance-memos-attachments-spaces-node", true, ["attachments", "auth", "instance", "memos", "spaces"]],
@@ -71,7 +71,7 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 			const view = (await r.json()) as ClusterView;
 			return r.status === 200 && view.status === "degraded" ? view : undefined;
 		});
-		expect(body.services).toContainEqual({ name: "ai", available: false, nodeCount: 0 });
+		expect(body.services).toContainEqual({ name: "ai", available: false, nodeCount: 0, storeMismatch: false });
 		expect(body.nodes.find(n => n.nodeId === "ai-node")?.available).toBe(false);
 		const ready = await fetch(`${gatewayUrl}/readyz`);
 		expect(ready.status).toBe(200);

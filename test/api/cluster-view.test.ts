@@ -1,6 +1,7 @@
 import os from "node:os";
 import { clusterView, type ClusterView, type RegistryNode, type RegistryService } from "../../services/gateway/cluster-view.js";
 import { SERVICE_NAMES } from "../../shared/runtime/config.js";
+import { resourcesOf } from "../../shared/runtime/resources.js";
 import type { EmbeddedApp } from "../support/embedded-app.js";
 import { authHeaders, startPopulatedApp, type Population, type Session } from "../support/users.js";
 
@@ -25,11 +26,11 @@ describe("cluster view (contract 13)", () => {
 		expect(body.status).toBe("ok");
 		expect(body.generatedTime).toBe("2025-03-01T10:00:00.000Z");
 		expect(body.services.map(s => s.name)).toEqual([...SERVICE_NAMES]);
-		expect(body.services.find(s => s.name === "memos")).toEqual({ name: "memos", available: true, nodeCount: 2 });
+		expect(body.services.find(s => s.name === "memos")).toEqual({ name: "memos", available: true, nodeCount: 2, storeMismatch: false });
 		expect(body.nodes).toEqual([
-			{ nodeId: "gateway-1", hostname: "gateway-1", available: true, lastHeartbeatTime: "2025-03-01T10:00:00.000Z", services: ["gateway"], cpu: 12 },
-			{ nodeId: "memos-1", hostname: "memos-1", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["attachments", "auth", "memos"], cpu: 0 },
-			{ nodeId: "memos-2", hostname: "memos-2", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["ai", "instance", "memos", "spaces"], cpu: 12 }
+			{ nodeId: "gateway-1", hostname: "gateway-1", available: true, lastHeartbeatTime: "2025-03-01T10:00:00.000Z", services: ["gateway"], cpu: 12, documentStores: {} },
+			{ nodeId: "memos-1", hostname: "memos-1", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["attachments", "auth", "memos"], cpu: 0, documentStores: {} },
+			{ nodeId: "memos-2", hostname: "memos-2", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["ai", "instance", "memos", "spaces"], cpu: 12, documentStores: {} }
 		]);
 	});
 
@@ -39,7 +40,7 @@ describe("cluster view (contract 13)", () => {
 		const { status, body } = clusterView(nodes, services, clock);
 		expect(status).toBe(503);
 		expect(body.status).toBe("degraded");
-		expect(body.services.find(s => s.name === "memos")).toEqual({ name: "memos", available: false, nodeCount: 0 });
+		expect(body.services.find(s => s.name === "memos")).toEqual({ name: "memos", available: false, nodeCount: 0, storeMismatch: false });
 		expect(body.nodes.find(n => n.nodeId === "memos-1")).toMatchObject({ available: false, lastHeartbeatTime: "2025-03-01T09:58:20.000Z", services: ["memos"] });
 	});
 
@@ -49,13 +50,36 @@ describe("cluster view (contract 13)", () => {
 		const { status, body } = clusterView(nodes, services, clock);
 		expect(status).toBe(200);
 		expect(body.status).toBe("degraded");
-		expect(body.services.find(s => s.name === "ai")).toEqual({ name: "ai", available: false, nodeCount: 0 });
+		expect(body.services.find(s => s.name === "ai")).toEqual({ name: "ai", available: false, nodeCount: 0, storeMismatch: false });
 	});
 
 	test("services outside the required list are listed after it and do not decide the status", () => {
 		const { status, body } = clusterView([node("n")], on("n", ...SERVICE_NAMES, "extra"), clock);
 		expect(status).toBe(200);
-		expect(body.services.at(-1)).toEqual({ name: "extra", available: true, nodeCount: 1 });
+		expect(body.services.at(-1)).toEqual({ name: "extra", available: true, nodeCount: 1, storeMismatch: false });
+	});
+
+	test("replicas of a service advertising different document stores: flagged and degraded; nodes show their stores", () => {
+		const stores = (identity: string, ...names: string[]) => ({ documentStores: Object.fromEntries(names.map(name => [name, identity])) });
+		const nodes = [
+			node("all-1", { local: true, metadata: stores("store-a", "auth", "memos", "attachments", "spaces", "instance") }),
+			node("memos-2", { metadata: stores("store-a", "memos") }),
+			node("memos-3", { metadata: stores("store-b", "memos") }),
+			// An unavailable replica's store does not count.
+			node("spaces-2", { available: false, metadata: stores("store-c", "spaces") })
+		];
+		const services = [...on("all-1", ...SERVICE_NAMES), ...on("memos-2", "memos"), ...on("memos-3", "memos"), ...on("spaces-2", "spaces")];
+		const { status, body } = clusterView(nodes, services, clock);
+		expect(status).toBe(200);
+		expect(body.status).toBe("degraded");
+		expect(body.services.filter(s => s.storeMismatch).map(s => s.name)).toEqual(["memos"]);
+		expect(body.services.find(s => s.name === "memos")).toEqual({ name: "memos", available: true, nodeCount: 3, storeMismatch: true });
+		expect(body.nodes.find(n => n.nodeId === "memos-3")?.documentStores).toEqual({ memos: "store-b" });
+		expect(body.nodes.find(n => n.nodeId === "all-1")?.documentStores).toEqual({ attachments: "store-a", auth: "store-a", instance: "store-a", memos: "store-a", spaces: "store-a" });
+
+		const agreeing = clusterView(nodes.slice(0, 2), services.filter(s => s.nodeID === "all-1" || s.nodeID === "memos-2"), clock);
+		expect(agreeing.body.status).toBe("ok");
+		expect(agreeing.body.services.some(s => s.storeMismatch)).toBe(false);
 	});
 });
 
@@ -77,7 +101,7 @@ describe("GET /health/cluster", () => {
 		expect(body).toEqual({
 			status: "ok",
 			generatedTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-			services: SERVICE_NAMES.map(name => ({ name, available: true, nodeCount: 1 })),
+			services: SERVICE_NAMES.map(name => ({ name, available: true, nodeCount: 1, storeMismatch: false })),
 			nodes: [
 				{
 					nodeId: app.node.broker.nodeID,
@@ -85,7 +109,8 @@ describe("GET /health/cluster", () => {
 					available: true,
 					lastHeartbeatTime: expect.any(String),
 					services: [...SERVICE_NAMES].sort(),
-					cpu: expect.any(Number)
+					cpu: expect.any(Number),
+					documentStores: Object.fromEntries(["attachments", "auth", "instance", "memos", "spaces"].map(name => [name, resourcesOf(app.node.broker).documents?.identity]))
 				}
 			]
 		});
@@ -115,12 +140,12 @@ describe("GET /health/cluster", () => {
 		expect(withoutAi.status).toBe(200);
 		const body = (await withoutAi.json()) as ClusterView;
 		expect(body.status).toBe("degraded");
-		expect(body.services).toContainEqual({ name: "ai", available: false, nodeCount: 0 });
+		expect(body.services).toContainEqual({ name: "ai", available: false, nodeCount: 0, storeMismatch: false });
 		expect(body.nodes[0]?.services).not.toContain("ai");
 
 		await broker.destroyService(broker.getLocalService("spaces"));
 		const withoutSpaces = await view(authHeaders(app.admin));
 		expect(withoutSpaces.status).toBe(503);
-		expect(((await withoutSpaces.json()) as ClusterView).services).toContainEqual({ name: "spaces", available: false, nodeCount: 0 });
+		expect(((await withoutSpaces.json()) as ClusterView).services).toContainEqual({ name: "spaces", available: false, nodeCount: 0, storeMismatch: false });
 	});
 });

@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { BROKER_FAILURES } from "../../shared/runtime/call-failures.js";
 import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
 import { waitFor, type Proc } from "../support/processes.js";
@@ -11,8 +12,8 @@ import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
  * with Retry-After, never a 500), how many requests failed, and how many waited longer than the
  * request time-out (none may, once a failure is detected). No duration is asserted.
  *
- * The replicated service is `instance`, whose reads need no shared store: two replicas with
- * their own embedded stores answer the same profile.
+ * The replicated service is `instance`: two replicas sharing one SQLite file (replicas of a
+ * service must share one store, issue 16.7).
  */
 const REQUEST_TIMEOUT_MS = 3000;
 const SHUTDOWN_TIMEOUT_MS = 3000;
@@ -74,9 +75,12 @@ describeCluster("cluster failures", () => {
 
 	const nodeAvailable = async (nodeId: string) => (await clusterView()).nodes.some(n => n.nodeId === nodeId && n.available);
 
+	/** The replicas share one data directory, so one SQLite file. */
+	const startReplica = (name: string): Promise<Proc> => start(name, "instance", { DATA_DIR: path.join(cluster.dataRoot, "instance") });
+
 	async function replicasUp(): Promise<void> {
 		for (const replica of ["instance-a", "instance-b"]) {
-			if (cluster.procs[replica]?.child.exitCode !== null || cluster.procs[replica]?.child.signalCode !== null) await start(replica, "instance");
+			if (cluster.procs[replica]?.child.exitCode !== null || cluster.procs[replica]?.child.signalCode !== null) await startReplica(replica);
 			await waitFor(`${replica} in the registry`, async () => ((await nodeAvailable(replica)) ? true : undefined), 60000);
 		}
 	}
@@ -87,11 +91,11 @@ describeCluster("cluster failures", () => {
 		gatewayUrl = cluster.gatewayUrl;
 		await start("auth", "auth");
 		await startMemos();
-		await start("instance-a", "instance");
+		await startReplica("instance-a");
 		await waitFor("the profile through the gateway", async () => ((await profile()).status === 200 ? true : undefined), 60000);
 		await signUp(gatewayUrl, "admin");
 		admin = await signIn(gatewayUrl, "admin");
-		await start("instance-b", "instance");
+		await startReplica("instance-b");
 		await replicasUp();
 	}, 120000);
 

@@ -12,9 +12,8 @@ import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
  * reaches the replica holding it whichever one the gateway picks, the bytes cross NATS as
  * Moleculer streams, and the gateway holds only what streaming needs.
  *
- * Documents: MongoDB when MONGO_URL is set; otherwise each replica has its own NeDB files, so
- * an attachment's record lives on the replica that completed its upload and a download may
- * reach the other one: downloads are retried until the holder answers.
+ * Documents: MongoDB when MONGO_URL is set; otherwise the replicas share one SQLite file (one
+ * data directory), as replicas of a service must (issue 16.7).
  */
 const MiB = 1024 * 1024;
 const REPLICAS = ["attachments-a", "attachments-b"];
@@ -50,7 +49,16 @@ describeCluster("tus uploads over two attachments replicas", () => {
 		cluster = await startCluster("memos-tus-");
 		s3rver = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(cluster.dataRoot, "s3") });
 		const { port: s3Port } = await s3rver.run();
-		const s3Env = { S3_ENDPOINT: "127.0.0.1", S3_PORT: String(s3Port), S3_USE_SSL: "false", S3_ACCESS_KEY: "S3RVER", S3_SECRET_KEY: "S3RVER", S3_BUCKET: "memos-tus" };
+		const replicaEnv = {
+			S3_ENDPOINT: "127.0.0.1",
+			S3_PORT: String(s3Port),
+			S3_USE_SSL: "false",
+			S3_ACCESS_KEY: "S3RVER",
+			S3_SECRET_KEY: "S3RVER",
+			S3_BUCKET: "memos-tus",
+			// Replicas of a service share one store (issue 16.7): without MONGO_URL, one SQLite file.
+			DATA_DIR: path.join(cluster.dataRoot, "attachments")
+		};
 		const mongo: Record<string, string> = process.env.MONGO_URL ? { MONGO_URL: process.env.MONGO_URL } : {};
 		await cluster.start("gateway", "gateway", { METRICS_PORT: "0" });
 		gatewayUrl = cluster.gatewayUrl;
@@ -61,13 +69,13 @@ describeCluster("tus uploads over two attachments replicas", () => {
 		await signUp(gatewayUrl, "admin");
 		admin = await signIn(gatewayUrl, "admin");
 		// One after the other, so that only the first creates the bucket.
-		await cluster.start(REPLICAS[0] as string, "attachments", { METRICS_PORT: "0", ...mongo, ...s3Env });
+		await cluster.start(REPLICAS[0] as string, "attachments", { METRICS_PORT: "0", ...mongo, ...replicaEnv });
 		await waitFor("the first replica", async () => {
 			const res = await fetch(`${gatewayUrl}/health/cluster`, { headers: authHeaders(admin) });
 			const view = (await res.json()) as { nodes: { nodeId: string; available: boolean }[] };
 			return view.nodes.some(node => node.nodeId === REPLICAS[0] && node.available) ? true : undefined;
 		});
-		await cluster.start(REPLICAS[1] as string, "attachments", { METRICS_PORT: "0", ...mongo, ...s3Env });
+		await cluster.start(REPLICAS[1] as string, "attachments", { METRICS_PORT: "0", ...mongo, ...replicaEnv });
 		await waitFor("both attachments replicas", async () => ((await replicasVisible()) ? true : undefined));
 		file = path.join(cluster.dataRoot, "upload.bin");
 		fileSha = await writePatternFile(file, UPLOAD_SIZE);

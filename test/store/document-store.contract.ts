@@ -465,6 +465,19 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 				await expect(other.close()).resolves.toBeUndefined();
 			});
 
+			test("the store has an identity; every opening of one persistent store gives the same", async () => {
+				const first = await open();
+				const second = await open();
+				try {
+					expect(first.identity).toMatch(/^[0-9a-f-]{36}$/);
+					if (options.persistent) expect(second.identity).toBe(first.identity);
+					else expect(second.identity).not.toBe(first.identity);
+				} finally {
+					await first.close();
+					await second.close();
+				}
+			});
+
 			(options.persistent ? test : test.skip)("data and indexes persist across close and reopen", async () => {
 				const name = "contract_persisted";
 				const first = await open();

@@ -128,6 +128,22 @@ describe("sqlite store", () => {
 		}
 	});
 
+	test("the identity is written when the file is created and kept; another file has another", async () => {
+		const dir = path.join(root, "identity");
+		const created = new SqliteDocumentStore({ dir });
+		const identity = created.identity;
+		await created.close();
+		const reopened = new SqliteDocumentStore({ dir });
+		const other = new SqliteDocumentStore({ dir: path.join(root, "identity-other") });
+		try {
+			expect(reopened.identity).toBe(identity);
+			expect(other.identity).not.toBe(identity);
+		} finally {
+			await reopened.close();
+			await other.close();
+		}
+	});
+
 	test("a damaged database file fails to open with StorageError EIO", async () => {
 		const dir = path.join(root, "damaged");
 		const store = new SqliteDocumentStore({ dir });
