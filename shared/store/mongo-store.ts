@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import mongoose from "mongoose";
-import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
+import { DuplicateKeyError, type Collection, type Doc, type DocumentStore, type Filter, type FindOptions, type IndexSpec, type Update, type UpdateOptions } from "./document-store.js";
 import { mapMongoError } from "./mongo-errors.js";
 
 type NativeCollection = mongoose.Collection<Doc>;
@@ -103,7 +103,8 @@ async function storeIdentity(metadata: mongoose.Collection<IdentityDoc>, maxTime
 		if (doc) return doc.value;
 	} catch (err) {
 		// Two first upserts at once: one of them clashes on _id, and the other's value stands.
-		if (!isDuplicateKey(err)) throw err;
+		const mapped = mapMongoError(METADATA_COLLECTION, err);
+		if (!(mapped instanceof DuplicateKeyError)) throw mapped;
 	}
 	const doc = await metadata.findOne(filter, { maxTimeMS });
 	if (!doc) throw new Error("MongoDB: the store's identity could not be read back");
