@@ -6,6 +6,8 @@ export interface Caller {
 	id: string;
 	username: string;
 	role: "ADMIN" | "USER";
+	/** The session (refresh family) of the access token the request came with; absent for personal access tokens. */
+	sessionId?: string;
 }
 
 export interface RequestMeta {

@@ -26,6 +26,8 @@ export interface AuthDeps {
 	signInAttempts: Collection<SignInAttemptsDoc>;
 	/** Marks that must be claimed once (the first user). */
 	claims: Collection<Doc>;
+	/** Sessions (refresh families) were revoked: every node stops accepting their access tokens (contract 19). */
+	sessionsRevoked(familyIds: readonly string[]): void;
 	/** Epoch milliseconds; replaced in tests to step through the refresh grace and token expiry. */
 	now(): number;
 	general(): Promise<GeneralSetting>;

@@ -82,5 +82,7 @@ export const authEvents = {
 	 */
 	userChanged: defineEvent<{ id: string }>("auth.user.changed"),
 	/** Broadcast when a personal access token is deleted: every auth node drops its cached copy (contract 16: within 3 s). */
-	patDeleted: defineEvent<{ tokenHash: string }>("auth.pat.deleted")
+	patDeleted: defineEvent<{ tokenHash: string }>("auth.pat.deleted"),
+	/** Broadcast when sessions (refresh families) are revoked: every auth node refuses their access tokens from then on (contract 19: within 3 s). */
+	sessionsRevoked: defineEvent<{ familyIds: string[] }>("auth.sessions.revoked")
 } as const;

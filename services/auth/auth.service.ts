@@ -9,7 +9,7 @@ import { clearRefreshCookie, setRefreshCookie, type CookieMeta } from "../../sha
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
-import { issueAccessToken, verifiedTokensCache, verifyAccessToken, type VerifiedTokens } from "./access-token.js";
+import { issueAccessToken, verifiedTokensCache, verifyAccessToken, type AccessTokenClaims, type VerifiedTokens } from "./access-token.js";
 import { activeCaller, activeUsersCache } from "./active-users.js";
 import { authEvents, type AvatarImage, type SetupState, type UserRef } from "./auth.contract.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
@@ -27,6 +27,7 @@ import {
 	type UpdateIdpParams
 } from "./identity-providers.js";
 import { IDENTITY_PROVIDERS, USER_LINKS, type IdpDoc, type UserLinkDoc } from "./idp-doc.js";
+import { isLiveSession, liveSessionsCache, type LiveSessions } from "./live-sessions.js";
 import { patCache, userOfPat, type PatCache } from "./pat-verifier.js";
 import { batchGetUsers } from "./batch-get-users.js";
 import { USER_SETTINGS, defaultMemoVisibility, getUserSetting, listUserSettings, updateUserSetting, type UpdateUserSettingParams, type UserSettingDoc } from "./user-settings.js";
@@ -51,6 +52,8 @@ interface AuthMethods extends InstanceSettingsMethods {
 	startSession(ctx: Context<unknown, CookieMeta>, user: UserDoc): Promise<Record<string, unknown>>;
 	deleteUserData(ctx: Context, userId: string): Promise<void>;
 	userChanged(id: string): void;
+	sessionsRevoked(familyIds: readonly string[]): void;
+	sessionOfAccessToken(token: string, now: number): Promise<AccessTokenClaims | null>;
 }
 
 interface AuthVars {
@@ -64,6 +67,8 @@ interface AuthVars {
 	verifiedTokens: VerifiedTokens;
 	/** Personal access tokens by hash, so that verifying one reads no store per request. */
 	livePats: PatCache;
+	/** Sessions (refresh families) known live or revoked, so that verifying an access token reads no store per request. */
+	liveSessions: LiveSessions;
 }
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = {
@@ -125,10 +130,16 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<{ token: string }>): Promise<Caller> {
 				const now = this.clock();
 				const { token } = ctx.params;
-				const userId = isPatShaped(token) ? await userOfPat(this.deps().pats, this.livePats, token, now) : await verifyAccessToken(this.signingKey, token, now, this.verifiedTokens);
-				const caller = userId === null ? null : await this.activeUsers.getOrLoad(userId, () => activeCaller(this.users(), userId));
+				let subject: { userId: string; sessionId?: string } | null;
+				// A personal access token has its own verification and no session (contract 16).
+				if (isPatShaped(token)) {
+					const userId = await userOfPat(this.deps().pats, this.livePats, token, now);
+					subject = userId === null ? null : { userId };
+				} else subject = await this.sessionOfAccessToken(token, now);
+				const userId = subject?.userId;
+				const caller = userId === undefined ? null : await this.activeUsers.getOrLoad(userId, () => activeCaller(this.users(), userId));
 				if (!caller) throw unauthenticated("invalid access token");
-				return caller;
+				return subject?.sessionId === undefined ? caller : { ...caller, sessionId: subject.sessionId };
 			}
 		},
 
@@ -165,13 +176,17 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				const tokens = this.deps().refreshTokens;
 				const result = await rotate(tokens, ctx.meta.refreshCookie, now);
 				if (result.kind === "grace") throw unauthenticated("refresh token was already used");
+				if (result.kind === "invalid" && result.revokedFamilyId !== undefined) this.sessionsRevoked([result.revokedFamilyId]);
 				const user = result.kind === "rotated" ? await this.users().findOne({ _id: result.userId }) : null;
 				if (result.kind !== "rotated" || !user || user.state !== "NORMAL") {
-					if (result.kind === "rotated") await revokeFamily(tokens, result.next.familyId);
+					if (result.kind === "rotated") {
+						await revokeFamily(tokens, result.next.familyId);
+						this.sessionsRevoked([result.next.familyId]);
+					}
 					ctx.meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(secure) };
 					throw unauthenticated("invalid refresh token");
 				}
-				const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, now);
+				const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, result.next.familyId, now);
 				ctx.meta.$responseHeaders = { "Set-Cookie": setRefreshCookie(result.next.token, result.next.expiresAt, now, secure) };
 				return { accessToken: access.token, expiresAt: toTimestamp(access.expiresAt) };
 			}
@@ -181,7 +196,10 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(ctx: Context<unknown, CookieMeta>): Promise<void> {
 				const tokens = this.deps().refreshTokens;
 				const familyId = await familyOf(tokens, ctx.meta.refreshCookie);
-				if (familyId !== undefined) await revokeFamily(tokens, familyId);
+				if (familyId !== undefined) {
+					await revokeFamily(tokens, familyId);
+					this.sessionsRevoked([familyId]);
+				}
 				ctx.meta.$responseHeaders = { "Set-Cookie": clearRefreshCookie(ctx.meta.secureTransport === true) };
 			}
 		},
@@ -361,6 +379,11 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			authEvents.patDeleted.name,
 			service => service.livePats,
 			params => (params.tokenHash ? [params.tokenHash] : undefined)
+		),
+		...invalidateOn<Service & AuthMethods & AuthVars, string, { familyIds: string[] }>(
+			authEvents.sessionsRevoked.name,
+			service => service.liveSessions,
+			params => params.familyIds
 		)
 	},
 
@@ -380,6 +403,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				userSettings: documents.collection<UserSettingDoc>(USER_SETTINGS),
 				signInAttempts: documents.collection<SignInAttemptsDoc>(SIGN_IN_ATTEMPTS),
 				claims: documents.collection<Doc>("auth_claims"),
+				sessionsRevoked: familyIds => this.sessionsRevoked(familyIds),
 				now: () => this.clock(),
 				general: async () => (await this.instanceSetting("GENERAL")) as GeneralSetting
 			};
@@ -389,7 +413,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		async startSession(ctx: Context<unknown, CookieMeta>, user: UserDoc): Promise<Record<string, unknown>> {
 			const now = this.clock();
 			const refresh = await startFamily(this.deps().refreshTokens, user._id, now);
-			const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, now);
+			const access = await issueAccessToken(this.signingKey, { id: user._id, username: user.username, role: user.role }, refresh.familyId, now);
 			ctx.meta.$responseHeaders = { "Set-Cookie": setRefreshCookie(refresh.token, refresh.expiresAt, now, ctx.meta.secureTransport === true) };
 			return { user: toUserJson(user, true), accessToken: access.token, accessTokenExpiresAt: toTimestamp(access.expiresAt) };
 		},
@@ -408,6 +432,20 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		userChanged(id: string): void {
 			this.activeUsers.delete(id);
 			broadcast(this.broker, authEvents.userChanged, { id });
+		},
+
+		/** Dropped here at once, so that this node's next verification already refuses; the event tells the other nodes. */
+		sessionsRevoked(familyIds: readonly string[]): void {
+			if (familyIds.length === 0) return;
+			this.liveSessions.invalidate(familyIds);
+			broadcast(this.broker, authEvents.sessionsRevoked, { familyIds: [...familyIds] });
+		},
+
+		/** The claims of a valid access token whose session is still live (contract 19, "Revocation"), or null. */
+		async sessionOfAccessToken(token: string, now: number): Promise<AccessTokenClaims | null> {
+			const claims = await verifyAccessToken(this.signingKey, token, now, this.verifiedTokens);
+			if (claims === null) return null;
+			return (await isLiveSession(this.deps().refreshTokens, this.liveSessions, claims.sessionId)) ? claims : null;
 		}
 	},
 
@@ -417,6 +455,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		this.activeUsers = activeUsersCache(() => this.clock());
 		this.verifiedTokens = verifiedTokensCache(() => this.clock());
 		this.livePats = patCache(() => this.clock());
+		this.liveSessions = liveSessionsCache(() => this.clock());
 	},
 
 	async started() {

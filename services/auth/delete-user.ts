@@ -26,7 +26,7 @@ export async function deleteUser(
 	await keepOneActiveAdmin(deps.users, user, "delete");
 	// Data first: if a service fails, the user still exists and the deletion can be retried.
 	await cleanUp(user._id);
-	await revokeUserFamilies(deps.refreshTokens, user._id);
+	deps.sessionsRevoked(await revokeUserFamilies(deps.refreshTokens, user._id));
 	await deps.userLinks.remove({ userId: user._id }, { multi: true });
 	await deps.pats.remove({ userId: user._id }, { multi: true });
 	await deps.userSettings.remove({ userId: user._id }, { multi: true });

@@ -32,8 +32,8 @@ export type RotationResult =
 	| { kind: "rotated"; userId: string; next: IssuedRefreshToken }
 	/** A rotated token presented again within the grace: refused, the family kept, no cookie change. */
 	| { kind: "grace" }
-	/** Malformed, unknown, expired, revoked or reused after the grace (its family is now revoked). */
-	| { kind: "invalid" };
+	/** Malformed, unknown, expired, revoked, or reused after the grace: then its family is revoked and named. */
+	| { kind: "invalid"; revokedFamilyId?: string };
 
 function hashToken(token: string): string {
 	return createHash("sha256").update(token).digest("hex");
@@ -71,7 +71,7 @@ export async function rotate(tokens: Collection<RefreshTokenDoc>, token: string 
 	if (!seen || seen.rotatedAt === undefined) return { kind: "invalid" };
 	if (now - seen.rotatedAt <= REUSE_GRACE_MS) return { kind: "grace" };
 	await revokeFamily(tokens, seen.familyId);
-	return { kind: "invalid" };
+	return { kind: "invalid", revokedFamilyId: seen.familyId };
 }
 
 /** The user of a current (unrotated, unexpired, unrevoked) token, without using it up. */
@@ -90,7 +90,10 @@ export async function revokeFamily(tokens: Collection<RefreshTokenDoc>, familyId
 	await tokens.remove({ familyId }, { multi: true });
 }
 
-/** Every family of the user, except `keepFamilyId` (the one a password change was made from). */
-export async function revokeUserFamilies(tokens: Collection<RefreshTokenDoc>, userId: string, keepFamilyId?: string): Promise<void> {
-	await tokens.remove(keepFamilyId === undefined ? { userId } : { userId, familyId: { $ne: keepFamilyId } }, { multi: true });
+/** Every family of the user, except `keepFamilyId` (the one a password change was made from); the ids of those revoked. */
+export async function revokeUserFamilies(tokens: Collection<RefreshTokenDoc>, userId: string, keepFamilyId?: string): Promise<string[]> {
+	const filter = keepFamilyId === undefined ? { userId } : { userId, familyId: { $ne: keepFamilyId } };
+	const familyIds = new Set((await tokens.find(filter, { projection: { familyId: 1 } })).map(token => token.familyId));
+	await tokens.remove(filter, { multi: true });
+	return [...familyIds];
 }

@@ -86,10 +86,11 @@ export async function updateUser(deps: AuthDeps, params: UpdateUserParams, calle
 	}
 	if (!updated) throw notFound(`user ${target.username} not found`);
 
-	if (set.state === "ARCHIVED") await revokeUserFamilies(deps.refreshTokens, target._id);
+	if (set.state === "ARCHIVED") deps.sessionsRevoked(await revokeUserFamilies(deps.refreshTokens, target._id));
 	else if (set.passwordHash !== undefined) {
-		const own = caller.id === target._id ? await familyOf(deps.refreshTokens, refreshCookie) : undefined;
-		await revokeUserFamilies(deps.refreshTokens, target._id, own);
+		// The session the change was made from: the access token's, or the cookie's (a personal access token has none).
+		const own = caller.id === target._id ? (caller.sessionId ?? (await familyOf(deps.refreshTokens, refreshCookie))) : undefined;
+		deps.sessionsRevoked(await revokeUserFamilies(deps.refreshTokens, target._id, own));
 	}
 	return { user: updated };
 }

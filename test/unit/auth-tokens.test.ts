@@ -13,20 +13,20 @@ const T0 = Date.UTC(2025, 2, 1, 9, 30);
 const verifyAccessToken = (signingKey: Uint8Array, token: string, now: number) => verifyWith(signingKey, token, now, verifiedTokensCache(() => now));
 
 describe("access tokens", () => {
-	test("verify to their subject until they expire after 15 minutes", async () => {
-		const { token, expiresAt } = await issueAccessToken(key, caller, T0);
+	test("verify to their subject and session until they expire after 15 minutes", async () => {
+		const { token, expiresAt } = await issueAccessToken(key, caller, "family-1", T0);
 		expect(expiresAt).toBe(T0 + 15 * 60_000);
-		expect(await verifyAccessToken(key, token, T0 + 14 * 60_000)).toBe("u1");
+		expect(await verifyAccessToken(key, token, T0 + 14 * 60_000)).toEqual({ userId: "u1", sessionId: "family-1" });
 		expect(await verifyAccessToken(key, token, expiresAt + 1000)).toBeNull();
 	});
 
 	test("a token verified once is answered from the cache, and refused there once it has expired", async () => {
-		const { token, expiresAt } = await issueAccessToken(key, caller, T0);
+		const { token, expiresAt } = await issueAccessToken(key, caller, "family-1", T0);
 		let clock = T0;
 		const verified = verifiedTokensCache(() => clock);
-		expect(await verifyWith(key, token, T0, verified)).toBe("u1");
+		expect(await verifyWith(key, token, T0, verified)).toEqual({ userId: "u1", sessionId: "family-1" });
 		expect(verified.size).toBe(1);
-		expect(await verifyWith(key, token, T0 + 14 * 60_000, verified)).toBe("u1");
+		expect(await verifyWith(key, token, T0 + 14 * 60_000, verified)).toEqual({ userId: "u1", sessionId: "family-1" });
 		expect(await verifyWith(key, token, expiresAt, verified)).toBeNull();
 		clock = expiresAt;
 		expect(await verifyWith(key, token, expiresAt, verified)).toBeNull();
@@ -35,17 +35,21 @@ describe("access tokens", () => {
 	});
 
 	test("refuse other keys, alg none, other audiences and other types", async () => {
-		const { token } = await issueAccessToken(key, caller, T0);
+		const { token } = await issueAccessToken(key, caller, "family-1", T0);
 		expect(await verifyAccessToken(new TextEncoder().encode("x".repeat(32)), token, T0)).toBeNull();
-		const claims = { type: "access", username: "alice", role: "ADMIN" };
+		const claims = { type: "access", username: "alice", role: "ADMIN", sid: "family-1" };
 		const unsecured = new UnsecuredJWT(claims).setIssuer("memos").setAudience("user.access-token").setSubject("u1").setIssuedAt(T0 / 1000).setExpirationTime(T0 / 1000 + 900).encode();
 		expect(await verifyAccessToken(key, unsecured, T0)).toBeNull();
 		const sign = (aud: string, type: string) =>
 			new SignJWT({ ...claims, type }).setProtectedHeader({ alg: "HS256" }).setIssuer("memos").setAudience(aud).setSubject("u1").setIssuedAt(T0 / 1000).setExpirationTime(T0 / 1000 + 900).sign(key);
-		expect(await verifyAccessToken(key, await sign("user.access-token", "access"), T0)).toBe("u1");
+		expect(await verifyAccessToken(key, await sign("user.access-token", "access"), T0)).toEqual({ userId: "u1", sessionId: "family-1" });
 		expect(await verifyAccessToken(key, await sign("other", "access"), T0)).toBeNull();
 		expect(await verifyAccessToken(key, await sign("user.access-token", "refresh"), T0)).toBeNull();
 		expect(await verifyAccessToken(key, "x".repeat(5000), T0)).toBeNull();
+		// A token bound to no session could never be revoked: refused.
+		const { sid: _sid, ...unbound } = claims;
+		const sessionless = await new SignJWT(unbound).setProtectedHeader({ alg: "HS256" }).setIssuer("memos").setAudience("user.access-token").setSubject("u1").setIssuedAt(T0 / 1000).setExpirationTime(T0 / 1000 + 900).sign(key);
+		expect(await verifyAccessToken(key, sessionless, T0)).toBeNull();
 	});
 
 	test("the generated secret is made once and shared by every loader", async () => {
@@ -99,7 +103,7 @@ describe("refresh token families", () => {
 		if (second.kind !== "rotated") return;
 		expect(second.next.familyId).toBe(first.familyId);
 		expect(await rotate(col, first.token, T0 + 1000 + REUSE_GRACE_MS)).toEqual({ kind: "grace" });
-		expect(await rotate(col, first.token, T0 + 1001 + REUSE_GRACE_MS)).toEqual({ kind: "invalid" });
+		expect(await rotate(col, first.token, T0 + 1001 + REUSE_GRACE_MS)).toEqual({ kind: "invalid", revokedFamilyId: first.familyId });
 		expect(await rotate(col, second.next.token, T0 + 2000 + REUSE_GRACE_MS)).toEqual({ kind: "invalid" });
 	});
 
@@ -122,7 +126,7 @@ describe("refresh token families", () => {
 		const keep = await startFamily(col, "u1", T0);
 		const other = await startFamily(col, "u1", T0);
 		const stranger = await startFamily(col, "u2", T0);
-		await revokeUserFamilies(col, "u1", await familyOf(col, keep.token));
+		expect(await revokeUserFamilies(col, "u1", await familyOf(col, keep.token))).toEqual([other.familyId]);
 		expect((await rotate(col, keep.token, T0)).kind).toBe("rotated");
 		expect((await rotate(col, other.token, T0)).kind).toBe("invalid");
 		expect((await rotate(col, stranger.token, T0)).kind).toBe("rotated");
