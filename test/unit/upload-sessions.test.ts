@@ -1,4 +1,4 @@
-import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, newUploadId, nodeOfUploadId, SESSION_IDLE_MS, UploadSessions, type UploadSession } from "../../services/attachments/upload/upload-sessions.js";
+import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, newUploadId, nodeOfUploadId, orphanedChunks, SESSION_IDLE_MS, stagedPart, UploadSessions, type UploadSession } from "../../services/attachments/upload/upload-sessions.js";
 
 /** Chunked upload sessions of one node (contract 8.4, 14): limits, ownership, idle time-out. */
 
@@ -91,5 +91,29 @@ describe("upload ids name their node", () => {
 		expect(nodeOfUploadId(`${key}.bm9kZQ\n`)).toBeNull();
 		// One base64 character decodes to no byte at all.
 		expect(nodeOfUploadId(`${key}.A`)).toBeNull();
+	});
+});
+
+describe("staged chunks that no live session holds (start-up sweep)", () => {
+	test("own node's, malformed folders' and those of a node gone and idle past the session time-out; an available node's are kept however old", () => {
+		const now = Date.UTC(2026, 0, 1);
+		const at = (age: number) => new Date(now - age);
+		const own = newUploadId("me").id;
+		const gone = newUploadId("gone").id;
+		const goneFresh = newUploadId("gone").id;
+		const alive = newUploadId("alive").id;
+		const staged = [
+			{ key: stagedPart(own, 0), lastModified: at(0) },
+			{ key: stagedPart(own, 1), lastModified: at(0) },
+			{ key: "uploads/not-an-id/0", lastModified: at(0) },
+			// A folder counts as written when its newest chunk was.
+			{ key: stagedPart(gone, 0), lastModified: at(2 * SESSION_IDLE_MS) },
+			{ key: stagedPart(gone, 1), lastModified: at(SESSION_IDLE_MS + 1) },
+			{ key: stagedPart(goneFresh, 0), lastModified: at(2 * SESSION_IDLE_MS) },
+			{ key: stagedPart(goneFresh, 1), lastModified: at(SESSION_IDLE_MS - 1) },
+			{ key: stagedPart(alive, 0), lastModified: at(10 * SESSION_IDLE_MS) }
+		];
+		const orphans = orphanedChunks(staged, "me", node => node === "alive", now);
+		expect(orphans.sort()).toEqual([stagedPart(own, 0), stagedPart(own, 1), "uploads/not-an-id/0", stagedPart(gone, 0), stagedPart(gone, 1)].sort());
 	});
 });
