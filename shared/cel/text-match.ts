@@ -1,3 +1,5 @@
+import { invalidArgument } from "../errors.js";
+
 /**
  * Regular expressions for the text tests of the filter language (contract 6.1): `contains`,
  * `startsWith`, `endsWith` and `:` are case-insensitive under Unicode simple case folding.
@@ -22,9 +24,17 @@ function escapeLiteral(literal: string): string {
 	return literal.replace(SYNTAX, "\\$&").replace(/\0/g, "\\x00");
 }
 
-/** The regular expression of `fn(literal)` on a whole string, case-insensitive. */
+/**
+ * The longest pattern MongoDB accepts, in UTF-8 bytes. An escaped literal is at most twice its
+ * filter's bytes, so a filter within its 8192 bytes stays well below; the check keeps that
+ * true whatever the filter limit becomes.
+ */
+export const MAX_REGEX_BYTES = 32_764;
+
+/** The regular expression of `fn(literal)` on a whole string, case-insensitive; INVALID_ARGUMENT when longer than a store takes. */
 export function textRegex(fn: TextFunction, literal: string): RegExp {
 	const escaped = escapeLiteral(literal);
+	if (Buffer.byteLength(escaped, "utf8") + 2 + END.length > MAX_REGEX_BYTES) throw invalidArgument(`invalid filter: the text of ${fn}(…) is too long`);
 	if (fn === "startsWith") return new RegExp(`^${escaped}`, FLAGS);
 	if (fn === "endsWith") return new RegExp(`${escaped}${END}`, FLAGS);
 	return new RegExp(escaped, FLAGS);

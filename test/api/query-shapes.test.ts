@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { jest } from "@jest/globals";
 import mongoose from "mongoose";
 import type { Collection, Doc, Filter, FindOptions, IndexSpec, Sort } from "../../shared/store/document-store.js";
+import { MAX_REGEX_BYTES } from "../../shared/cel/text-match.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Answer } from "../support/memos-client.js";
@@ -120,7 +121,15 @@ function problemOf(query: Recorded): string | null {
 	return null;
 }
 
+/** The byte lengths of the regular expressions in `filter`. */
+function regexLengths(filter: unknown): number[] {
+	if (filter instanceof RegExp) return [Buffer.byteLength(filter.source)];
+	if (typeof filter !== "object" || filter === null) return [];
+	return Object.values(filter).flatMap(regexLengths);
+}
+
 function expectServed(queries: Recorded[]): void {
+	expect(queries.flatMap(query => regexLengths(query.filter)).filter(bytes => bytes > MAX_REGEX_BYTES)).toEqual([]);
 	const problems = queries.map(query => ({ query: describeQuery(query), problem: problemOf(query) }));
 	for (const query of queries) allShapes.set(describeQuery(query), query);
 	expect(problems.filter(p => p.problem !== null)).toEqual([]);
@@ -203,6 +212,23 @@ describe("ListMemos", () => {
 	test.each(filters)("filter %j, first and next page", async filter => {
 		await firstAndNextPage("/memos", alice(), { filter });
 		await firstAndNextPage("/memos", alice(), { filter, orderBy: "pinned desc, update_time asc" });
+	});
+
+	test("a 4.7 KB content.contains filter (within the filter's 8192 bytes) finds its memo, its pattern within MongoDB's 32,764 bytes", async () => {
+		const text = "k.ſ(ǅ)\\".repeat(520).slice(0, 4700);
+		const created = await ok(api.create(alice(), { content: `long ${text} memo`, visibility: "PRIVATE" }));
+		// Case-insensitive: the upper-case spelling finds the memo (ſ folds to s, ǅ to ǆ).
+		const filter = `content.contains(${JSON.stringify(text.toUpperCase())})`;
+		expect(Buffer.byteLength(filter)).toBeGreaterThanOrEqual(4700);
+		expect(Buffer.byteLength(filter)).toBeLessThanOrEqual(8192);
+		let found: string[] = [];
+		const queries = await expectRequestServed(async () => {
+			const res = await api.list(alice(), { filter });
+			found = res.body.memos.map(m => m.name);
+			return res;
+		});
+		expect(found).toEqual([created.name]);
+		expect(Math.max(...queries.flatMap(query => regexLengths(query.filter)))).toBeGreaterThanOrEqual(4700);
 	});
 
 	test("archived memos and deleted memos shown", async () => {

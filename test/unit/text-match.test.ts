@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { linearTextForm, textRegex, type TextFunction } from "../../shared/cel/text-match.js";
+import { END, MAX_REGEX_BYTES, linearTextForm, textRegex, type TextFunction } from "../../shared/cel/text-match.js";
 
 const functions = fc.constantFrom<TextFunction>("contains", "startsWith", "endsWith");
 
@@ -22,6 +22,18 @@ describe("text tests compile to the linear forms of contract 19", () => {
 		expect(textRegex("contains", "k").test("\u212a")).toBe(true);
 		expect(textRegex("endsWith", "x").test("ax\n")).toBe(false);
 		expect(textRegex("endsWith", "(x)").test("a(X)")).toBe(true);
+	});
+
+	test("no pattern is longer than MongoDB accepts: a literal whose pattern would be is INVALID_ARGUMENT", () => {
+		const longest = ".".repeat((MAX_REGEX_BYTES - 2 - END.length) / 2 - 1);
+		for (const fn of ["contains", "startsWith", "endsWith"] as const) expect(Buffer.byteLength(textRegex(fn, longest).source)).toBeLessThanOrEqual(MAX_REGEX_BYTES);
+		let refused: unknown;
+		try {
+			textRegex("contains", `${longest}..`);
+		} catch (err) {
+			refused = err;
+		}
+		expect(refused).toMatchObject({ type: "INVALID_ARGUMENT", message: expect.stringMatching(/too long/) });
 	});
 
 	test("anything else is not a linear form", () => {
