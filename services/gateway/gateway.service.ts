@@ -23,6 +23,7 @@ import { contentLimitOf } from "../memos/memos.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
+import { clientAddressOf } from "./client-address.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { refuseUnknownCustomMethod } from "./custom-method.js";
 import { fileRouteAlias } from "./file-route.js";
@@ -195,8 +196,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				meta.refreshCookie = readRefreshCookie(req.headers.cookie);
 				meta.secureTransport = isSecureRequest(req.headers);
 			}
-			// The peer of the connection: no proxy in front of the gateway is trusted to name another.
-			if (spec.clientAddress === true) ctx.meta.clientAddress = req.socket.remoteAddress;
+			if (spec.clientAddress === true) ctx.meta.clientAddress = clientAddressOf(req, resourcesOf(this.broker).config.trustedProxies);
 			const header = req.headers.authorization;
 			if (spec.ignoresAccessToken === true || header === undefined) return null;
 			try {

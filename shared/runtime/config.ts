@@ -1,6 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 
 /** Every service a process can run; `SERVICES` picks from these. */
 export const SERVICE_NAMES = ["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai"] as const;
@@ -55,6 +56,8 @@ export interface Config {
 	maxLargeBodies: number;
 	/** Gateway: origins browsers may call the API from (contract 19, CORS). */
 	corsOrigins: CorsOrigins;
+	/** Gateway: proxies (CIDR ranges) whose `X-Forwarded-For` names the client, for per-client limits. */
+	trustedProxies: readonly string[];
 	/** Gateway: `upstream` answers as upstream memos where strictness breaks its clients (contract 18); the profile reports it. */
 	apiCompat: ApiCompat;
 }
@@ -129,6 +132,7 @@ export const ENV_DEFAULTS = {
 	LOG_FORMAT: "auto",
 	MAX_LARGE_BODIES: "4",
 	CORS_ORIGINS: "*",
+	TRUSTED_PROXIES: "",
 	API_COMPAT: "strict"
 } as const;
 
@@ -188,6 +192,25 @@ function corsOrigins(env: Env): CorsOrigins {
 		named.push(entry);
 	}
 	return { any: entries.includes("*"), named };
+}
+
+/** Dotted-quad IPv4 or IPv6, not the legacy forms (`10.0.0`) that would read as another address than meant. */
+function isPlainAddress(address: string): boolean {
+	return ipaddr.IPv4.isValidFourPartDecimal(address) || (address.includes(":") && ipaddr.IPv6.isValid(address));
+}
+
+/** A comma list of IP addresses and CIDR ranges, each made a range (`10.0.0.1` → `10.0.0.1/32`). */
+function trustedProxies(env: Env): string[] {
+	return value(env, "TRUSTED_PROXIES")
+		.split(",")
+		.map(entry => entry.trim())
+		.filter(entry => entry !== "")
+		.map(entry => {
+			const [address = "", bits] = entry.split("/");
+			if (isPlainAddress(address) && bits !== undefined && ipaddr.isValidCIDR(entry)) return entry;
+			if (isPlainAddress(entry)) return `${entry}/${ipaddr.parse(entry).kind() === "ipv4" ? 32 : 128}`;
+			throw new ConfigError("TRUSTED_PROXIES", `${JSON.stringify(entry)} is not an IP address or a CIDR range such as 10.0.0.0/8`);
+		});
 }
 
 /** Credentials in a URL never reach a message or a log line. */
@@ -318,6 +341,7 @@ export function loadConfig(env: Env = process.env, isTerminal = process.stdout.i
 		logFormat: logFormat(env, isTerminal),
 		maxLargeBodies: positiveInt(env, "MAX_LARGE_BODIES"),
 		corsOrigins: corsOrigins(env),
+		trustedProxies: trustedProxies(env),
 		apiCompat: apiCompat(env)
 	};
 }

@@ -26,11 +26,11 @@ interface Answer {
  * A password SignIn sent from `localAddress` (any 127.0.0.0/8 address reaches the loopback
  * gateway), so that tests can stand for different clients.
  */
-function signInFrom(username: string, password: string, localAddress = "127.0.0.1"): Promise<Answer> {
+function signInFrom(username: string, password: string, localAddress = "127.0.0.1", headers: Record<string, string> = {}, baseUrl = app.baseUrl): Promise<Answer> {
 	const body = JSON.stringify({ passwordCredentials: { username, password } });
-	const url = new URL("/api/v1/auth/signin", app.baseUrl);
+	const url = new URL("/api/v1/auth/signin", baseUrl);
 	return new Promise((resolve, reject) => {
-		const req = http.request(url, { method: "POST", localAddress, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, res => {
+		const req = http.request(url, { method: "POST", localAddress, headers: { ...headers, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, res => {
 			let text = "";
 			res.setEncoding("utf8");
 			res.on("data", (chunk: string) => (text += chunk));
@@ -96,6 +96,29 @@ describe("sign-in throttling (contract 19)", () => {
 			expect(answer.status).toBe(400);
 		}
 		expectLocked(await signInFrom("erin", DEFAULT_PASSWORD, attacker), 30);
+		// No proxy is trusted by default: a forwarded address of the attacker's choosing changes nothing.
+		expectLocked(await signInFrom("erin", DEFAULT_PASSWORD, attacker, { "X-Forwarded-For": "192.0.2.1" }), 30);
 		expect((await signInFrom("erin", DEFAULT_PASSWORD, "127.0.0.10")).status).toBe(200);
+	});
+});
+
+describe("behind a trusted proxy (TRUSTED_PROXIES)", () => {
+	let proxied: EmbeddedApp;
+
+	beforeAll(async () => {
+		proxied = await startEmbeddedApp({ TRUSTED_PROXIES: "127.0.0.1" });
+		await signUp(proxied.baseUrl, "admin");
+	});
+
+	afterAll(async () => {
+		await proxied.stop();
+	});
+
+	test("the per-address limit counts the forwarded client, not the proxy", async () => {
+		const viaProxy = (username: string, password: string, client: string) =>
+			signInFrom(username, password, "127.0.0.1", { "X-Forwarded-For": `198.51.100.1, ${client}` }, proxied.baseUrl);
+		for (let i = 0; i < 100; i++) expect((await viaProxy(`ghost${i}`, "wrong guess", "203.0.113.50")).status).toBe(400);
+		expectLocked(await viaProxy("admin", DEFAULT_PASSWORD, "203.0.113.50"), 30);
+		expect((await viaProxy("admin", DEFAULT_PASSWORD, "203.0.113.51")).status).toBe(200);
 	});
 });

@@ -21,6 +21,12 @@ describe("configuration from the environment", () => {
 		expect(loadConfig({ CORS_ORIGINS: "*,https://app.example.com" }).corsOrigins).toEqual({ any: true, named: ["https://app.example.com"] });
 	});
 
+	test("TRUSTED_PROXIES: none by default, addresses and CIDR ranges, anything else refused", () => {
+		expect(loadConfig({}).trustedProxies).toEqual([]);
+		expect(loadConfig({ TRUSTED_PROXIES: " 10.0.0.0/8 , 192.0.2.7,fd00::/8, ::1" }).trustedProxies).toEqual(["10.0.0.0/8", "192.0.2.7/32", "fd00::/8", "::1/128"]);
+		for (const bad of ["10.0.0.0/33", "proxy.example.com", "10.0.0"]) expect(() => loadConfig({ TRUSTED_PROXIES: bad })).toThrow(/TRUSTED_PROXIES/);
+	});
+
 	test("API_COMPAT: strict by default, or upstream (any case)", () => {
 		expect(loadConfig({}).apiCompat).toBe("strict");
 		expect(loadConfig({ API_COMPAT: "Upstream" }).apiCompat).toBe("upstream");
