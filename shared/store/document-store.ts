@@ -59,6 +59,8 @@ export interface IndexSpec {
 export interface Collection<T extends Doc = Doc> {
 	readonly name: string;
 	ensureIndex(spec: IndexSpec): Promise<void>;
+	/** Whether the index exists as specified (fields in order, directions, unique, sparse). */
+	hasIndex(spec: IndexSpec): Promise<boolean>;
 	/** Inserts; a clash on `_id` or a unique index throws DuplicateKeyError. */
 	insert(doc: T): Promise<T>;
 	find(filter: Filter, options?: FindOptions): Promise<T[]>;

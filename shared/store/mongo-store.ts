@@ -111,6 +111,9 @@ async function storeIdentity(metadata: mongoose.Collection<IdentityDoc>, maxTime
 	return doc.value;
 }
 
+/** listIndexes on a collection that does not exist yet. */
+const NAMESPACE_NOT_FOUND = 26;
+
 /** What an operation may take on the server when the caller names no bound (maxTimeMS). */
 const DEFAULT_QUERY_TIMEOUT_MS = 8_000;
 
@@ -127,6 +130,21 @@ class MongoCollection implements Collection<Doc> {
 
 	async ensureIndex(spec: IndexSpec): Promise<void> {
 		await this.guard(this.native.createIndex(spec.fields, { unique: spec.unique ?? false, sparse: spec.sparse ?? false }));
+	}
+
+	async hasIndex(spec: IndexSpec): Promise<boolean> {
+		let existing: mongoose.mongo.IndexDescriptionInfo[];
+		try {
+			existing = await this.guard(this.native.listIndexes().toArray());
+		} catch (err) {
+			if ((err as { code?: unknown }).code === NAMESPACE_NOT_FOUND) return false;
+			throw err;
+		}
+		const key = JSON.stringify(Object.entries(spec.fields));
+		return existing.some(
+			index =>
+				JSON.stringify(Object.entries(index.key)) === key && (index.unique ?? false) === (spec.unique ?? false) && (index.sparse ?? false) === (spec.sparse ?? false)
+		);
 	}
 
 	async insert(doc: Doc): Promise<Doc> {

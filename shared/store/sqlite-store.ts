@@ -301,6 +301,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		this.write(() => this.createIndex(statements));
 	}
 
+	async hasIndex(spec: IndexSpec): Promise<boolean> {
+		return this.indexStatements(spec).every(index => this.indexExists(index.name));
+	}
+
+	private indexExists(name: string): boolean {
+		return this.store.statement("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1").get(name) !== undefined;
+	}
+
 	/** Writes `docs` and creates `indexes` inside the caller's transaction (the NeDB import). */
 	importInTransaction(docs: Doc[], indexes: IndexSpec[]): void {
 		this.prepare();
@@ -318,7 +326,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	private createIndex(statements: IndexStatement[]): void {
 		let created = false;
 		for (const index of statements) {
-			if (this.store.statement("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?1").get(index.name) !== undefined) continue;
+			if (this.indexExists(index.name)) continue;
 			this.store.exec(index.sql);
 			const rows = [ASSUMED_ROWS];
 			for (let i = 1; i <= index.columns; i++) rows.push(Math.max(1, Math.round(ASSUMED_ROWS / 4 ** i)));

@@ -1,4 +1,4 @@
-import type { Collection, Doc, DocumentStore, Filter } from "../../shared/store/document-store.js";
+import type { Collection, Doc, DocumentStore, Filter, IndexSpec } from "../../shared/store/document-store.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 
 export interface ContractOptions {
@@ -422,6 +422,27 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 				await memos.insert({ _id: "m1", creator: "u1", createTime: 1 });
 				await memos.insert({ _id: "m2", creator: "u1", createTime: 1 });
 				await expect(memos.find({ creator: "u1" }, { sort: { createTime: -1, _id: 1 } })).resolves.toHaveLength(2);
+			});
+
+			test("hasIndex tells an index exactly as declared (fields in order, directions, unique, sparse) from any other", async () => {
+				const memos = fresh();
+				const spec: IndexSpec = { fields: { creator: 1, createTime: -1 } };
+				await expect(memos.hasIndex(spec)).resolves.toBe(false);
+				await memos.ensureIndex(spec);
+				await memos.ensureIndex({ fields: { handle: 1 }, unique: true, sparse: true });
+				await expect(memos.hasIndex(spec)).resolves.toBe(true);
+				await expect(memos.hasIndex({ fields: { handle: 1 }, unique: true, sparse: true })).resolves.toBe(true);
+				const others: IndexSpec[] = [
+					{ fields: { creator: 1, createTime: 1 } },
+					{ fields: { createTime: -1, creator: 1 } },
+					{ fields: { creator: 1 } },
+					{ fields: { creator: 1, createTime: -1 }, unique: true },
+					{ fields: { handle: 1 }, unique: true },
+					{ fields: { handle: 1 } }
+				];
+				for (const other of others) {
+					await expect({ other, exists: await memos.hasIndex(other) }).toEqual({ other, exists: false });
+				}
 			});
 		});
 
