@@ -1,11 +1,15 @@
 import { ConfigError, loadConfig } from "../shared/runtime/config.js";
+import { migrate } from "../shared/runtime/migrate.js";
 import { startNode } from "../shared/runtime/node.js";
 import { CATALOG } from "./catalog.js";
 
 /** Time after the shutdown deadline for the broker to leave NATS and the stores to close. */
 const SHUTDOWN_GRACE_MS = 2000;
 
-/** The process entry point of both run modes: `SERVICES` decides what this process runs. */
+/**
+ * The process entry point of both run modes: `SERVICES` decides what this process runs;
+ * `--migrate` builds every service's indexes and exits (the deploy step before a rollout).
+ */
 async function main(): Promise<void> {
 	let config;
 	try {
@@ -16,6 +20,16 @@ async function main(): Promise<void> {
 			process.exit(2);
 		}
 		throw err;
+	}
+
+	if (process.argv.includes("--migrate")) {
+		try {
+			await migrate(config, CATALOG, line => process.stdout.write(`${line}\n`));
+		} catch (err) {
+			console.error(`memos: migration failed: ${err instanceof Error ? err.message : String(err)}`);
+			process.exit(1);
+		}
+		process.exit(0);
 	}
 
 	let node;

@@ -11,6 +11,7 @@ import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../share
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { issueAccessToken, verifiedTokensCache, verifyAccessToken, type AccessTokenClaims, type VerifiedTokens } from "./access-token.js";
 import { activeCaller, activeUsersCache } from "./active-users.js";
+import { ensureAuthIndexes } from "./auth-indexes.js";
 import { authEvents, type AvatarImage, type SetupState, type UserRef } from "./auth.contract.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
 import { createUser, type CreateUserParams } from "./create-user.js";
@@ -460,23 +461,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 
 	async started() {
 		const documents = documentsOf(this.broker);
-		const users = this.users();
-		await users.ensureIndex({ fields: { username: 1 }, unique: true });
-		await users.ensureIndex({ fields: { role: 1, createTime: 1 } });
-		await users.ensureIndex({ fields: { createTime: 1, _id: 1 } });
-		const tokens = documents.collection<RefreshTokenDoc>(REFRESH_TOKENS);
-		await tokens.ensureIndex({ fields: { familyId: 1 } });
-		await tokens.ensureIndex({ fields: { userId: 1, expiresAt: 1 } });
-		const links = documents.collection<UserLinkDoc>(USER_LINKS);
-		await links.ensureIndex({ fields: { idpId: 1, identifier: 1 }, unique: true });
-		// One linked identity per provider and user (contract 16); a user's links in list order.
-		await links.ensureIndex({ fields: { userId: 1, idpId: 1 }, unique: true });
-		await documents.collection<IdpDoc>(IDENTITY_PROVIDERS).ensureIndex({ fields: { createTime: 1, _id: 1 } });
-		const pats = documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS);
-		await pats.ensureIndex({ fields: { tokenHash: 1 }, unique: true });
-		await pats.ensureIndex({ fields: { userId: 1, createTime: -1, _id: -1 } });
-		await documents.collection<UserSettingDoc>(USER_SETTINGS).ensureIndex({ fields: { userId: 1 } });
-		await documents.collection<SignInAttemptsDoc>(SIGN_IN_ATTEMPTS).ensureIndex({ fields: { expiresAt: 1 } });
+		await ensureAuthIndexes(documents);
 		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documents.collection<SecretDoc>(SECRETS));
 	}
 };

@@ -4,6 +4,7 @@ import type { BlobStore } from "../blob/blob-store.js";
 import { openBlobStore } from "../blob/open-blob-store.js";
 import type { DocumentStore } from "../store/document-store.js";
 import { describeImport, type NedbImport } from "../store/nedb-import.js";
+import { IndexCheckingStore } from "../store/index-check.js";
 import { openDocumentStore } from "../store/open-store.js";
 import { brokerOptions } from "./broker-options.js";
 import { checkBusAccess } from "./bus-check.js";
@@ -24,6 +25,8 @@ export interface ServiceEntry {
 	schema: AnyServiceSchema;
 	documents?: boolean;
 	blobs?: boolean;
+	/** Declares the service's indexes (what its `started` also calls, and what `--migrate` runs). */
+	indexes?: (documents: DocumentStore) => Promise<void>;
 }
 
 export type Catalog = Record<ServiceName, ServiceEntry>;
@@ -55,9 +58,11 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 	const entries = config.services.map(name => catalog[name]);
 	await checkBusAccess(config);
 	let imported: NedbImport | undefined;
-	const documents = entries.some(e => e.documents)
+	const opened = entries.some(e => e.documents)
 		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, queryTimeoutMs: storeQueryTimeoutMs(config), dir: path.join(config.dataDir, "db"), onImport: done => (imported = done) })))
 		: undefined;
+	// On MongoDB indexes are built by `--migrate` before a deploy rolls; services only check them.
+	const documents = opened?.driver === "mongodb" && !(opened instanceof IndexCheckingStore) ? new IndexCheckingStore(opened) : opened;
 	let blobs: BlobStore | undefined;
 	try {
 		blobs = entries.some(e => e.blobs) ? (overrides.blobs ?? (await openBlobStore({ s3: config.s3, dir: path.join(config.dataDir, "blobs") }))) : undefined;
@@ -85,6 +90,10 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 	let healthPort: number;
 	try {
 		await broker.start();
+		if (documents instanceof IndexCheckingStore) {
+			const missing = await documents.missingIndexes();
+			if (missing.length > 0) broker.getLogger("store").error(`${missing.length} indexes are missing, not ready until \`--migrate\` has built them: ${missing.join("; ")}`);
+		}
 		healthPort = await health.listen(config.healthPort, config.host);
 	} catch (err) {
 		await broker.stop().catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { ServiceBroker } from "moleculer";
 import { REQUIRED_SERVICES } from "./config.js";
+import { IndexCheckingStore } from "../store/index-check.js";
 import { probeWritable } from "./disk-check.js";
 import type { ReadinessCheck } from "./health-server.js";
 import { resourcesOf } from "./resources.js";
@@ -20,6 +21,15 @@ export function readinessChecks(broker: ServiceBroker): ReadinessCheck[] {
 	const { documents, blobs, config } = resourcesOf(broker);
 	const checks: ReadinessCheck[] = [];
 	if (documents) checks.push({ name: "documents", check: () => documents.ping() });
+	if (documents instanceof IndexCheckingStore) {
+		checks.push({
+			name: "indexes",
+			check: async () => {
+				const missing = await documents.missingIndexes();
+				if (missing.length > 0) throw new Error(`missing indexes (run --migrate): ${missing.join("; ")}`);
+			}
+		});
+	}
 	if (blobs) checks.push({ name: "blobs", check: () => blobs.ping() });
 	// Embedded stores write under DATA_DIR: a full or failing disk there fails their writes.
 	if ((documents && !config.mongoUrl) || (blobs && !config.s3)) checks.push({ name: "disk", check: () => probeWritable(config.dataDir) });

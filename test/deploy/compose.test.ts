@@ -73,6 +73,16 @@ describe("docker-compose.yml", () => {
 		for (const url of urls) expect(new URL(url).searchParams.get("replicaSet")).toBe("rs0");
 	});
 
+	test("a one-shot migrate container builds the indexes from the one image, and every service keeping documents starts only after it succeeded", () => {
+		const migrate = compose.services.migrate as ComposeService & { command?: string[]; restart?: string };
+		expect({ image: migrate.image, command: migrate.command, restart: migrate.restart }).toEqual({ image: appServices[0]?.[1].image, command: ["node", "dist/services/main.js", "--migrate"], restart: "no" });
+		const mongoUrl = envOf(migrate).MONGO_URL;
+		for (const [container, s] of appServices) {
+			if (!servicesIn(s).some(n => CATALOG[n].documents)) continue;
+			expect({ container, mongo: envOf(s).MONGO_URL, migrate: dependsOn(s).migrate?.condition }).toEqual({ container, mongo: mongoUrl, migrate: "service_completed_successfully" });
+		}
+	});
+
 	test("NATS requires the user and password every service logs in with", () => {
 		const nats = compose.services.nats as ComposeService & { command: string[] };
 		const args = nats.command.map(interpolate);

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { IDeployment } from "kubernetes-models/apps/v1/Deployment";
 import type { IStatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
+import type { IJob } from "kubernetes-models/batch/v1/Job";
 import type { IHorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
 import type { INetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import type { IScaledObject } from "@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject";
@@ -248,6 +249,22 @@ describe.each(variants)("k8s %s", variant => {
 		const container = containersOf(gateway)[0] as IContainer;
 		const targets = (services[0]?.spec?.ports ?? []).map(p => portNumber(container, p.targetPort ?? p.port));
 		expect(targets).toContain(5230);
+	});
+
+	test("the migrate Job runs the services' image with --migrate, once, reading the configuration and Secret the document services read", () => {
+		const jobs = ofKind<IJob>(objects, "Job");
+		expect(jobs.map(j => j.metadata?.name)).toEqual(["memos-migrate"]);
+		const pod = jobs[0]?.spec?.template.spec;
+		const container = pod?.containers[0] as IContainer;
+		const memos = deploymentsOf(objects).find(d => servicesOf(d).includes("memos")) as IDeployment;
+		const memosContainer = containersOf(memos)[0] as IContainer;
+		expect({ restartPolicy: pod?.restartPolicy, image: container.image, args: container.args, envFrom: container.envFrom }).toEqual({
+			restartPolicy: "Never",
+			image: memosContainer.image,
+			args: ["node", "dist/services/main.js", "--migrate"],
+			envFrom: memosContainer.envFrom
+		});
+		expect(container.securityContext).toEqual(memosContainer.securityContext);
 	});
 
 	test("every ConfigMap and Secret a Deployment reads exists (production: the Secret is created out of band)", () => {

@@ -7,6 +7,7 @@ import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { StatefulSet } from "kubernetes-models/apps/v1/StatefulSet";
+import { Job } from "kubernetes-models/batch/v1/Job";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
@@ -31,6 +32,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
 	"v1/Service": Service,
 	"apps/v1/Deployment": Deployment,
 	"apps/v1/StatefulSet": StatefulSet,
+	"batch/v1/Job": Job,
 	"policy/v1/PodDisruptionBudget": PodDisruptionBudget,
 	"autoscaling/v2/HorizontalPodAutoscaler": HorizontalPodAutoscaler,
 	"networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,

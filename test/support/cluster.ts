@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { jest } from "@jest/globals";
-import { findNatsServer, startProcess, type Proc } from "./processes.js";
+import { findNatsServer, runMigration, startProcess, type Proc } from "./processes.js";
 
 /**
  * The cluster mode for real: a nats-server and one OS process per group of services, each
@@ -58,6 +58,11 @@ const NATS_LISTENING = /Listening for client connections on 127\.0\.0\.1:(\d+)/;
 
 export async function startCluster(dataPrefix: string): Promise<Cluster> {
 	const dataRoot = await mkdtemp(path.join(os.tmpdir(), dataPrefix));
+	// On MongoDB services only check their indexes (README "Migrations"): build them as a deploy does.
+	if (process.env.MONGO_URL) {
+		const migration = await runMigration({ MONGO_URL: process.env.MONGO_URL, DATA_DIR: dataRoot });
+		if (migration.code !== 0) throw new Error(`--migrate failed (${migration.code}):\n${migration.output}`);
+	}
 	const natsUser = "memos";
 	const natsPassword = randomBytes(18).toString("base64url");
 	// The first start binds a port of its own choosing ("-1"); a restart binds that port again.

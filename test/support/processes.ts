@@ -100,3 +100,13 @@ export function startProcess(command: string, args: string[], env: Record<string
 		}
 	};
 }
+
+/**
+ * `node dist/services/main.js --migrate` with `env` (DATA_DIR, MONGO_URL), as the Kubernetes Job
+ * and the compose service run it: the exit code and what it printed.
+ */
+export async function runMigration(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+	const proc = startProcess(process.execPath, ["dist/services/main.js", "--migrate"], { LOG_LEVEL: "warn", ...env });
+	const code = await proc.exited;
+	return { code, output: proc.output() };
+}
