@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { openSync, closeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { cpuSeconds } from "./measure.js";
 
 /** The command the container image runs, built by `npm run bench` before it starts. */
 export const MAIN = path.resolve("dist/services/main.js");
@@ -11,6 +12,8 @@ export interface AppProcess {
 	baseUrl: string;
 	/** Milliseconds from spawn until `ready` first answered. */
 	startupMs: number;
+	/** CPU time the process spent until then: what start-up costs, however busy the machine. */
+	startupCpuMs: number;
 	/** SIGTERM, then the exit (SIGKILL after `graceMs`). */
 	stop(graceMs?: number): Promise<void>;
 }
@@ -51,7 +54,8 @@ export async function startApp(opts: {
 		}
 		await new Promise(resolve => setTimeout(resolve, 10));
 	}
-	return { child, baseUrl, startupMs: performance.now() - started, stop };
+	const startupMs = performance.now() - started;
+	return { child, baseUrl, startupMs, startupCpuMs: (await cpuSeconds(child.pid === undefined ? [] : [child.pid])) * 1000, stop };
 }
 
 async function tail(file: string): Promise<string> {

@@ -181,6 +181,7 @@ async function main(): Promise<number> {
 		seedSeconds: seeded.seconds,
 		durationSeconds: DURATION,
 		startupMs: app.startupMs,
+		startupCpuMs: app.startupCpuMs,
 		memory: { readyMiB: readyMemory.rssMiB, afterLoadMiB: afterLoad.rssMiB, peakMiB: afterLoad.peakMiB },
 		loadBefore,
 		loadAfter: os.loadavg()

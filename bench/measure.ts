@@ -15,7 +15,7 @@ export interface Measured {
 const TICKS_PER_SECOND = 100;
 
 /** User plus system CPU seconds of processes so far (/proc/<pid>/stat fields 14 and 15). */
-async function cpuSeconds(pids: number[]): Promise<number> {
+export async function cpuSeconds(pids: number[]): Promise<number> {
 	let ticks = 0;
 	for (const pid of pids) {
 		const stat = await readFile(`/proc/${pid}/stat`, "utf8");

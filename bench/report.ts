@@ -15,6 +15,7 @@ export interface RunFacts {
 	seedSeconds: number;
 	durationSeconds: number;
 	startupMs: number;
+	startupCpuMs: number;
 	memory: { readyMiB: number; afterLoadMiB: number; peakMiB: number };
 	loadBefore: number[];
 	loadAfter: number[];
@@ -49,7 +50,7 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		}),
 		"",
 		`seeding through the services' actions: ${number(facts.seedSeconds, 1)} s`,
-		`embedded app start-up with the seeded data (spawn to ready): ${number(facts.startupMs)} ms`,
+		`embedded app start-up with the seeded data (spawn to ready): ${number(facts.startupMs)} ms, ${number(facts.startupCpuMs)} ms of CPU`,
 		`embedded app RSS: ${number(facts.memory.readyMiB)} MiB at ready, ${number(facts.memory.afterLoadMiB)} MiB after the rows, ${number(facts.memory.peakMiB)} MiB peak`
 	];
 	const profile = rateOf(results, "app", "GetInstanceProfile");
@@ -62,7 +63,7 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		[`CreateMemo ≥ 1,000/s with 16 clients: ${number(create)}/s`, create >= 1000]
 	];
 	if (facts.memos >= 100_000) {
-		targets.push([`start-up ≤ 2 s at ${number(facts.memos)} memos: ${number(facts.startupMs)} ms`, facts.startupMs <= 2000]);
+		targets.push([`start-up ≤ 2 s at ${number(facts.memos)} memos: ${number(facts.startupMs)} ms (${number(facts.startupCpuMs)} ms of CPU)`, facts.startupMs <= 2000]);
 		targets.push([`RSS ≤ 200 MB at ${number(facts.memos)} memos: ${number((facts.memory.peakMiB * 2 ** 20) / 1e6)} MB peak`, facts.memory.peakMiB * 2 ** 20 <= 200e6]);
 	}
 	lines.push("", "targets (issue 15):", ...targets.map(([text, met]) => `- ${met ? "met" : "NOT met"}: ${text}`));
