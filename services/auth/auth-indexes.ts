@@ -10,7 +10,8 @@ import { USER_SETTINGS } from "./user-settings.js";
 export async function ensureAuthIndexes(documents: DocumentStore): Promise<void> {
 	const users = documents.collection(USERS);
 	await users.ensureIndex({ fields: { username: 1 }, unique: true });
-	await users.ensureIndex({ fields: { role: 1, createTime: 1 } });
+	// The first ADMIN (setupState) in creation order, ties by id.
+	await users.ensureIndex({ fields: { role: 1, createTime: 1, _id: 1 } });
 	await users.ensureIndex({ fields: { createTime: 1, _id: 1 } });
 	const tokens = documents.collection(REFRESH_TOKENS);
 	await tokens.ensureIndex({ fields: { familyId: 1 } });

@@ -102,7 +102,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 		stats: {
 			visibility: "public",
 			async handler(): Promise<{ userCount: number }> {
-				return { userCount: await this.users().count({}) };
+				return { userCount: await this.users().estimatedCount() };
 			}
 		},
 
@@ -112,7 +112,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 			async handler(): Promise<SetupState> {
 				const users = this.users();
 				const [userCount, admins] = await Promise.all([
-					users.count({}),
+					users.estimatedCount(),
 					users.find({ role: "ADMIN" }, { sort: { createTime: 1, _id: 1 }, limit: 1 })
 				]);
 				const admin = admins[0];

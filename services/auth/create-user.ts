@@ -21,7 +21,7 @@ export interface CreateUserParams {
  * first. The unique `_id` of the claim decides between concurrent first sign-ups.
  */
 async function claimFirstUser(deps: AuthDeps, userId: string): Promise<boolean> {
-	if ((await deps.users.count({})) > 0) return false;
+	if ((await deps.users.findOne({})) !== null) return false;
 	try {
 		await deps.claims.insert({ _id: FIRST_USER_CLAIM, userId, createTime: deps.now() });
 		return true;
@@ -49,7 +49,7 @@ export async function createUser(deps: AuthDeps, params: CreateUserParams, calle
 	const avatarUrl = checkAvatarUrl(fieldOf(body, "avatarUrl"), "user.avatarUrl");
 	const askedRole = enumOf(fieldOf(body, "role"), ROLES, "user.role");
 
-	const maybeFirst = (await deps.users.count({})) === 0;
+	const maybeFirst = (await deps.users.findOne({})) === null;
 	if (!maybeFirst && caller?.role !== "ADMIN") await checkRegistrationOpen(deps);
 	const passwordHash = await hashPassword(password);
 

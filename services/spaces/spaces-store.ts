@@ -27,5 +27,5 @@ export async function ensureSpaceIndexes(store: SpacesStore): Promise<void> {
 
 /** How many spaces exist (InstanceStats, contract 4.11). */
 export function spaceCount(store: SpacesStore): Promise<number> {
-	return store.spaces.count({});
+	return store.spaces.estimatedCount();
 }

@@ -67,6 +67,13 @@ export interface Collection<T extends Doc = Doc> {
 	findOne(filter: Filter): Promise<T | null>;
 	count(filter: Filter): Promise<number>;
 	/**
+	 * How many documents the collection holds, from the store's own bookkeeping rather than by
+	 * reading them: MongoDB's collection metadata (after an unclean shutdown it may be off until
+	 * the server checks the collection), an exact count in SQLite. For figures that are shown
+	 * (statistics), never for decisions.
+	 */
+	estimatedCount(): Promise<number>;
+	/**
 	 * Returns how many documents matched (even if the update left them as they were) or were
 	 * inserted by an upsert. An update needs at least one operator.
 	 */

@@ -174,6 +174,10 @@ class MongoCollection implements Collection<Doc> {
 		return this.guard(this.native.countDocuments(filter as MongoFilter, { maxTimeMS: this.maxTimeMS }));
 	}
 
+	estimatedCount(): Promise<number> {
+		return this.guard(this.native.estimatedDocumentCount({ maxTimeMS: this.maxTimeMS }));
+	}
+
 	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
 		const upsert = options.upsert ?? false;
 		const mongoUpdate = toMongoUpdate(filter, update, upsert);

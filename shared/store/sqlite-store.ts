@@ -430,6 +430,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		});
 	}
 
+	async estimatedCount(): Promise<number> {
+		return this.read(() => Number((this.store.statement(`SELECT count(*) AS n FROM ${this.table}`).get() as Row).n));
+	}
+
 	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
 		checkUpdate(update);
 		return this.write(() => {

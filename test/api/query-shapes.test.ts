@@ -276,6 +276,10 @@ describe("the other lists and counts", () => {
 		await expectRequestServed(() => api.request("GET", "/identity-providers", { as: admin() }));
 	});
 
+	test("the anonymous instance profile (the instance's first ADMIN, whether any user exists)", async () => {
+		await expectRequestServed(() => api.request("GET", "/instance/profile", { as: null }));
+	});
+
 	test("user statistics", async () => {
 		await expectRequestServed(() => api.request("GET", "/users/user1:getStats", { as: bob() }));
 		await expectRequestServed(() => api.request("GET", "/users:stats", { as: bob() }));

@@ -131,6 +131,13 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 				await expect(collection.count({ age: 99 })).resolves.toBe(0);
 			});
 
+			test("estimatedCount counts the collection's documents (after a clean shutdown, exactly)", async () => {
+				const collection = await people();
+				await expect(collection.estimatedCount()).resolves.toBe(4);
+				await collection.remove({ age: 25 }, { multi: true });
+				await expect(collection.estimatedCount()).resolves.toBe(2);
+			});
+
 			test("dates come back as dates and compare in queries", async () => {
 				const events = fresh<Doc & { at: Date }>();
 				await events.insert({ _id: "old", at: new Date("2024-01-01T00:00:00.000Z") });
