@@ -86,6 +86,10 @@ class IndexCheckingCollection<T extends Doc> implements Collection<T> {
 		return this.inner.count(filter);
 	}
 
+	estimatedCount(): Promise<number> {
+		return this.inner.estimatedCount();
+	}
+
 	update(filter: Filter, update: Update, options?: UpdateOptions): Promise<number> {
 		return this.inner.update(filter, update, options);
 	}
