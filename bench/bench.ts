@@ -7,19 +7,22 @@ import { memoryOf, startApp, type AppProcess } from "./app-process.js";
 import { measure } from "./measure.js";
 import { report, type RowResult } from "./report.js";
 import { PROFILE_PATH, ROWS, type Row, type RowContext, type Target } from "./rows.js";
+import { transferRows, type TransferResult } from "./transfer.js";
 import type { SeedResult } from "./seed.js";
 
 /**
  * `npm run bench [-- --memos N --duration S --cpu-prof DIR --json FILE]`: seeds a fresh
  * embedded app, starts the ceiling (raw node:http), the framework floor (bare moleculer-web)
  * and a two-process cluster on a real nats-server, loads each row with autocannon on
- * loopback and prints the table. Not part of `npm test`: no figure here is asserted.
+ * loopback and prints the table; then uploads (JSON chunked, tus) and downloads `--transfer-mib`
+ * MiB on the embedded app. Not part of `npm test`: no figure here is asserted.
  */
 const { values: args } = parseArgs({
 	options: {
 		memos: { type: "string", default: "10000" },
 		duration: { type: "string", default: "10" },
 		warmup: { type: "string", default: "2" },
+		"transfer-mib": { type: "string", default: "100" },
 		"cpu-prof": { type: "string" },
 		json: { type: "string" }
 	}
@@ -28,6 +31,8 @@ const MEMOS = Number(args.memos);
 const DURATION = Number(args.duration);
 const WARMUP = Number(args.warmup);
 if (!Number.isSafeInteger(MEMOS) || MEMOS < 1) throw new Error("--memos must be a positive integer");
+const TRANSFER_MIB = Number(args["transfer-mib"]);
+if (!Number.isSafeInteger(TRANSFER_MIB) || TRANSFER_MIB < 1) throw new Error("--transfer-mib must be a positive integer");
 if (!(DURATION > 0 && DURATION <= 120) || !(WARMUP >= 0 && WARMUP <= 30)) throw new Error("--duration must be 1-120 s and --warmup 0-30 s");
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -127,6 +132,13 @@ async function startCluster(): Promise<string> {
 	return gateway.baseUrl;
 }
 
+async function embeddedTransfers(baseUrl: string, token: string): Promise<TransferResult[]> {
+	log(`transfers of ${TRANSFER_MIB} MiB on the embedded app`);
+	const rows = await transferRows("embedded", { baseUrl, token, pids: serverPids.app ?? [] }, TRANSFER_MIB * 2 ** 20);
+	for (const row of rows) log(`${row.name}: ${row.mibPerSecond.toFixed(1)} MiB/s`);
+	return rows;
+}
+
 async function runRow(row: Row, baseUrl: string, context: RowContext): Promise<RowResult> {
 	const requests = row.requests(context);
 	const pids = serverPids[row.target] ?? [];
@@ -161,9 +173,11 @@ async function main(): Promise<number> {
 	const context: RowContext = { token: await signIn(app.baseUrl, seeded.users[0] as string, seeded.password), sampleMemoIds: seeded.sampleMemoIds };
 
 	const results: RowResult[] = [];
+	const transfers: TransferResult[] = [];
 	let afterLoad = readyMemory;
 	for (const row of ROWS) {
 		if (row.target === "cluster" && bases.cluster === undefined) {
+			transfers.push(...(await embeddedTransfers(app.baseUrl, context.token)));
 			afterLoad = await memoryOf(app.child.pid);
 			await app.stop();
 			log("starting the cluster (nats-server, gateway, instance)");
@@ -171,7 +185,10 @@ async function main(): Promise<number> {
 		}
 		results.push(await runRow(row, bases[row.target] as string, context));
 	}
-	if (bases.cluster === undefined) afterLoad = await memoryOf(app.child.pid);
+	if (bases.cluster === undefined) {
+		transfers.push(...(await embeddedTransfers(app.baseUrl, context.token)));
+		afterLoad = await memoryOf(app.child.pid);
+	}
 
 	const facts = {
 		memos: seeded.memos,
@@ -180,6 +197,7 @@ async function main(): Promise<number> {
 		spaces: seeded.spaces,
 		seedSeconds: seeded.seconds,
 		durationSeconds: DURATION,
+		transfers,
 		startupMs: app.startupMs,
 		startupCpuMs: app.startupCpuMs,
 		memory: { readyMiB: readyMemory.rssMiB, afterLoadMiB: afterLoad.rssMiB, peakMiB: afterLoad.peakMiB },

@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { Measured } from "./measure.js";
 import type { Row } from "./rows.js";
+import type { TransferResult } from "./transfer.js";
 
 export interface RowResult {
 	row: Row;
@@ -14,6 +15,7 @@ export interface RunFacts {
 	spaces: number;
 	seedSeconds: number;
 	durationSeconds: number;
+	transfers: TransferResult[];
 	startupMs: number;
 	startupCpuMs: number;
 	memory: { readyMiB: number; afterLoadMiB: number; peakMiB: number };
@@ -49,6 +51,10 @@ export function report(results: RowResult[], facts: RunFacts): string {
 			return `| ${row.name}${failed} | ${row.connections} | ${number(measured.requestsPerSecond)} | ${number(measured.p50Ms)} ms | ${number(measured.p99Ms)} ms | ${percent(measured.requestsPerSecond, raw)} | ${number(measured.cpuUsPerRequest)} µs |`;
 		}),
 		"",
+		"| transfer | MiB | seconds | MiB/s | server CPU s per GiB |",
+		"|---|---:|---:|---:|---:|",
+		...facts.transfers.map(t => `| ${t.name} | ${number(t.bytes / 2 ** 20)} | ${number(t.seconds, 2)} | ${number(t.mibPerSecond, 1)} | ${number(t.cpuSecondsPerGiB, 2)} |`),
+		"",
 		`seeding through the services' actions: ${number(facts.seedSeconds, 1)} s`,
 		`embedded app start-up with the seeded data (spawn to ready): ${number(facts.startupMs)} ms, ${number(facts.startupCpuMs)} ms of CPU`,
 		`embedded app RSS: ${number(facts.memory.readyMiB)} MiB at ready, ${number(facts.memory.afterLoadMiB)} MiB after the rows, ${number(facts.memory.peakMiB)} MiB peak`
@@ -67,5 +73,16 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		targets.push([`RSS ≤ 200 MB at ${number(facts.memos)} memos: ${number((facts.memory.peakMiB * 2 ** 20) / 1e6)} MB peak`, facts.memory.peakMiB * 2 ** 20 <= 200e6]);
 	}
 	lines.push("", "targets (issue 15):", ...targets.map(([text, met]) => `- ${met ? "met" : "NOT met"}: ${text}`));
+	const rate = (prefix: string) => facts.transfers.find(t => t.name.startsWith(prefix))?.mibPerSecond ?? 0;
+	const transferTargets: [string, number, number][] = [
+		["tus upload (embedded)", rate("tus upload"), 200],
+		["JSON chunked upload (embedded)", rate("JSON chunked upload"), 100],
+		["file-route download (embedded)", rate("file-route download"), 400]
+	];
+	lines.push(
+		"",
+		"targets (issue 19):",
+		...transferTargets.map(([text, mibPerSecond, target]) => `- ${mibPerSecond >= target ? "met" : "NOT met"}: ${text} ≥ ${target} MiB/s: ${number(mibPerSecond, 1)} MiB/s`)
+	);
 	return lines.join("\n");
 }

@@ -1,0 +1,112 @@
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { request, type IncomingMessage } from "node:http";
+import { cpuSeconds } from "./measure.js";
+
+/**
+ * Transfer rows (issue 19): one upload of `bytes` by each protocol, then a download of the
+ * result through the file route, one at a time on loopback, each timed from its first request
+ * to its last byte while the CPU time of the server processes is counted.
+ */
+
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+/** The bytes a client sends over and over: made once, so that no client work grows with the size. */
+const BLOCK = randomBytes(4 * MiB);
+
+export interface TransferResult {
+	name: string;
+	bytes: number;
+	seconds: number;
+	mibPerSecond: number;
+	cpuSecondsPerGiB: number;
+}
+
+interface Target {
+	baseUrl: string;
+	token: string;
+	pids: number[];
+}
+
+async function timed(name: string, bytes: number, target: Target, transfer: () => Promise<unknown>): Promise<TransferResult> {
+	const cpuBefore = await cpuSeconds(target.pids);
+	const started = performance.now();
+	await transfer();
+	const seconds = (performance.now() - started) / 1000;
+	const cpu = (await cpuSeconds(target.pids)) - cpuBefore;
+	return { name, bytes, seconds, mibPerSecond: bytes / MiB / seconds, cpuSecondsPerGiB: cpu / (bytes / GiB) };
+}
+
+async function call(target: Target, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
+	const res = await fetch(`${target.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${target.token}`, ...headers }, ...(body === undefined ? {} : { body }) });
+	if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+	return res;
+}
+
+/** The attachment of a JSON chunked upload (contract 8.4): base64 chunks of `maxChunkSize` bytes. */
+async function chunkedUpload(target: Target, bytes: number, filename: string): Promise<string> {
+	const json = { "content-type": "application/json" };
+	const open = (await (await call(target, "POST", "/api/v1/attachments:upload", json, JSON.stringify({ spec: { filename, type: "application/octet-stream", size: String(bytes) } }))).json()) as {
+		uploadId: string;
+		maxChunkSize: string;
+	};
+	const chunk = Math.min(Number(open.maxChunkSize), BLOCK.length);
+	const fullChunk = BLOCK.subarray(0, chunk).toString("base64");
+	let answer: { attachment?: { name: string } } = {};
+	for (let offset = 0; offset < bytes; offset += chunk) {
+		const length = Math.min(chunk, bytes - offset);
+		const content = length === chunk ? fullChunk : BLOCK.subarray(0, length).toString("base64");
+		answer = (await (await call(target, "POST", "/api/v1/attachments:upload", json, JSON.stringify({ uploadId: open.uploadId, offset: String(offset), content }))).json()) as typeof answer;
+	}
+	if (answer.attachment === undefined) throw new Error("the last chunk answered no attachment");
+	return answer.attachment.name;
+}
+
+/** The attachment of a tus upload: creation, then the whole body in one streamed PATCH (tus-js-client's default). */
+async function tusUpload(target: Target, bytes: number, filename: string): Promise<string> {
+	const tus = { "tus-resumable": "1.0.0" };
+	const created = await call(target, "POST", "/api/v1/attachments:tus", { ...tus, "upload-length": String(bytes), "upload-metadata": `filename ${Buffer.from(filename).toString("base64")}` });
+	const location = new URL(created.headers.get("location") as string, target.baseUrl);
+	const req = request(location, {
+		method: "PATCH",
+		headers: { ...tus, authorization: `Bearer ${target.token}`, "content-type": "application/offset+octet-stream", "upload-offset": "0", "content-length": String(bytes) }
+	});
+	const answered = once(req, "response") as Promise<[IncomingMessage]>;
+	for (let offset = 0; offset < bytes; offset += BLOCK.length) {
+		if (!req.write(BLOCK.subarray(0, Math.min(BLOCK.length, bytes - offset)))) await Promise.race([once(req, "drain"), answered]);
+	}
+	req.end();
+	const [res] = await answered;
+	res.resume();
+	await once(res, "end");
+	const name = res.headers["attachment-name"];
+	if (res.statusCode !== 204 || typeof name !== "string") throw new Error(`tus PATCH answered ${res.statusCode} without an Attachment-Name`);
+	return name;
+}
+
+/** Reads `/file/{name}` to its end; its length must be `bytes`. */
+async function download(target: Target, name: string, bytes: number): Promise<void> {
+	const res = await call(target, "GET", `/file/${name}`, {});
+	let received = 0;
+	for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) received += piece.length;
+	if (received !== bytes) throw new Error(`GET /file/${name} gave ${received} bytes, not ${bytes}`);
+}
+
+/** Lets `target` take uploads of `bytes` (STORAGE uploadSizeLimitMb; the token must be an instance ADMIN's). */
+async function allowUploads(target: Target, bytes: number): Promise<void> {
+	const mb = String(Math.ceil(bytes / MiB));
+	await call(target, "PATCH", "/api/v1/instance/settings/STORAGE?updateMask=storage_setting.upload_size_limit_mb", { "content-type": "application/json" }, JSON.stringify({ storageSetting: { uploadSizeLimitMb: mb } }));
+}
+
+/** The rows of one target, `label` naming it ("embedded", "cluster"). */
+export async function transferRows(label: string, target: Target, bytes: number): Promise<TransferResult[]> {
+	await allowUploads(target, bytes);
+	const results: TransferResult[] = [];
+	let chunked = "";
+	results.push(await timed(`JSON chunked upload (${label})`, bytes, target, async () => (chunked = await chunkedUpload(target, bytes, "bench-chunked.bin"))));
+	let tus = "";
+	results.push(await timed(`tus upload, one PATCH (${label})`, bytes, target, async () => (tus = await tusUpload(target, bytes, "bench-tus.bin"))));
+	results.push(await timed(`file-route download (${label})`, bytes, target, () => download(target, tus, bytes)));
+	for (const name of [chunked, tus]) await call(target, "DELETE", `/api/v1/${name}`, {});
+	return results;
+}
