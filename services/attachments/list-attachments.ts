@@ -51,7 +51,19 @@ export async function listAttachments(deps: AttachmentsDeps, params: ListAttachm
 		branches: listBranches(caller, filter.spaceId, isMember),
 		where: compileAttachmentFilter(filter, now)
 	});
-	return { attachments: page.items, nextPageToken: page.nextPageToken };
+	return { attachments: await withoutDeletedMemos(deps, page.items), nextPageToken: page.nextPageToken };
+}
+
+/**
+ * Leaves out attachments whose memo is deleted or gone while `memoDeleted` does not say so yet:
+ * the memo is marked deleted before its attachments are hidden (services/memos/memo-cleanup.ts),
+ * so the page may come out shorter, never with them. One call per page.
+ */
+async function withoutDeletedMemos(deps: AttachmentsDeps, docs: AttachmentDoc[]): Promise<AttachmentDoc[]> {
+	const memoIds = docs.flatMap(doc => (doc.memoId === null ? [] : [doc.memoId]));
+	if (memoIds.length === 0) return docs;
+	const live = await deps.peers.memoInfo(memoIds);
+	return docs.filter(doc => doc.memoId === null || live.has(doc.memoId));
 }
 
 /** ListMemoAttachments (contract 7.9): the memo's read rule, display order. */

@@ -42,6 +42,9 @@ async function checkLinks(deps: AttachmentsDeps, target: LinkTarget, ids: readon
 /**
  * Makes `ids` (checked) the memo's set in this order; the others are unlinked, not deleted. An
  * attachment linked elsewhere since the check is left where it is.
+ * Not atomic (issue 21), made safe by order and idempotence, with no repair pass: every step
+ * leaves each attachment either unlinked (kept, its creator's) or linked to this memo, a set
+ * readers may show, and running the whole again (a retried SetMemoAttachments) completes it.
  */
 async function replaceLinks(deps: AttachmentsDeps, target: LinkTarget, ids: readonly string[]): Promise<void> {
 	const unlinked = { memoId: null, spaceId: null, memoSpaceReadable: false, memoPosition: 0, memoDeleted: false };

@@ -40,6 +40,8 @@ export interface MemoDoc {
 	parentId: string | null;
 	/** Set while the memo is soft-deleted (contract 7.6). */
 	deleteTime: number | null;
+	/** What is left of the memo's deletion while it is half-done (memo-cleanup.ts). */
+	cleanup?: "hide" | "purge" | null;
 	[key: string]: unknown;
 }
 

@@ -60,7 +60,9 @@ const MEMO_INDEXES: readonly IndexSpec[] = [
 	// Clean-ups: the purge of expired deletions, a space's memos, a deleted user's memos.
 	{ fields: { deleteTime: 1 } },
 	{ fields: { spaceId: 1, deleteTime: 1 } },
-	{ fields: { creatorId: 1 } }
+	{ fields: { creatorId: 1 } },
+	// The repair pass: memos whose deletion is half-done (memo-cleanup.ts).
+	{ fields: { cleanup: 1 } }
 ];
 
 export async function ensureMemosIndexes(store: MemosStore): Promise<void> {

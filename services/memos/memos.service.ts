@@ -11,7 +11,6 @@ import { queryBoolOf } from "../../shared/request-message.js";
 import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
-import { StorageError } from "../../shared/store/document-store.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { authActions } from "../auth/auth.contract.js";
@@ -64,6 +63,9 @@ interface MemosVars {
 	membershipCache: BoundedCache<string, Promise<SpaceRoles>>;
 	linkCache: LinkMetadataCache;
 	purgeTimer?: NodeJS.Timeout;
+	/** The start-up repair pass, awaited on stop so that it never outlives the store. */
+	startRepair?: Promise<void>;
+	stopping?: boolean;
 }
 
 type MemosThis = Service & MemosVars & MemosMethods;
@@ -402,7 +404,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: Ctx<{ userId?: string }>): Promise<void> {
 				const userId = ctx.params.userId;
 				if (typeof userId !== "string" || userId === "") return;
-				await deleteUserData(this.deps(ctx), userId);
+				await deleteUserData(this.deps(ctx), userId, requestTime(ctx));
 			}
 		}
 	},
@@ -468,19 +470,22 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 	async started() {
 		await ensureMemosIndexes(memosStore(documentsOf(this.broker)));
-		await this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => {
-			// A full or failing disk must not keep the service from starting: the timer purges once writes work.
-			if (!(err instanceof StorageError)) throw err;
-			this.logger.warn(errorLog(err), "purging deleted memos at start failed");
-		});
+		// The repair pass (memo-cleanup.ts) needs the attachments service, which may start after
+		// this one: it runs once that is there, without holding up this service's start or stop.
+		const failed = (err: unknown) => this.logger.error(errorLog(err), "purging deleted memos and completing half-done deletions at start failed");
+		void this.broker.waitForServices([attachmentsActions.setMemosDeleted.service], this.settings.purgeIntervalMs).then(() => {
+			if (!this.stopping) this.startRepair = this.purgeExpiredMemos(this.clockNow()).then(() => undefined, failed);
+		}, failed);
 		this.purgeTimer = setInterval(() => {
 			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "purging deleted memos failed"));
 		}, this.settings.purgeIntervalMs);
 		this.purgeTimer.unref();
 	},
 
-	stopped() {
+	async stopped() {
+		this.stopping = true;
 		clearInterval(this.purgeTimer);
+		await this.startRepair;
 	}
 };
 

@@ -8,6 +8,9 @@ import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { loadConfig } from "../../shared/runtime/config.js";
 import { attachResources, documentsOf } from "../../shared/runtime/resources.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
+import { fake, fakeService } from "../support/fake-service.js";
+import { waitFor } from "../support/processes.js";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
 import { populate, signIn, type Session } from "../support/users.js";
 import { memoClient } from "../support/memos-client.js";
@@ -70,7 +73,8 @@ describe("purge of soft-deleted memos after 30 days (contract 7.1, 7.6)", () => 
 		app = await startEmbeddedApp({}, dataDir);
 		user = await signIn(app.baseUrl, "user1");
 		api = memoClient(app.baseUrl);
-		expect(await memos().findOne({ _id: "restart-one" })).toBeNull();
+		// The start-up pass runs once the attachments service is there too.
+		await waitFor("the start-up purge", async () => ((await memos().findOne({ _id: "restart-one" })) === null ? true : undefined));
 		expect(await memos().findOne({ _id: "old-one" })).not.toBeNull();
 	});
 });
@@ -81,6 +85,8 @@ describe("the periodic purge runs on the service's clock", () => {
 		const documents = new SqliteDocumentStore({ dir: null });
 		const broker = new ServiceBroker({ logger: false });
 		attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
+		// The purge takes the memos' attachments along: the attachments service answers it.
+		broker.createService(fakeService(attachmentsActions.deleteForMemos.service, [fake(attachmentsActions.deleteForMemos, () => undefined)]));
 		const service = broker.createService(MemosService);
 		// Replaced before start: the start-up purge and the timer both read the clock through the method.
 		service.clockNow = () => clock;

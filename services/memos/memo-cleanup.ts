@@ -1,0 +1,51 @@
+import type { MemoDoc } from "./memo-doc.js";
+import type { MemosDeps } from "./memos-deps.js";
+import { purgeMemoExtras } from "./memos-store.js";
+import { detachMemos } from "./relations.js";
+
+/**
+ * A deleted memo's clean-up spans collections and the attachments service, so it cannot be
+ * atomic; it is made safe by ordering, idempotent steps and a repair pass (issue 21), on both
+ * store adapters alike, without MongoDB transactions:
+ * 1. One single-document write marks the memo: `deleteTime` (every reader treats the memo as
+ *    deleted from then on, and the attachment readers ask the memos service) and `cleanup`,
+ *    naming what is left to do.
+ * 2. The steps run, each idempotent: relations detached, then for "hide" (soft delete) the
+ *    attachments hidden, for "purge" reactions, share links, attachments and their bytes removed.
+ * 3. Last, the mark is cleared ("hide") or the memo document itself removed ("purge").
+ * A crash between the steps leaves the mark; `completeCleanups` (at start-up and with every
+ * purge round) finds marked memos through the `cleanup` index, a bounded batch at a time, and
+ * runs the steps again.
+ */
+export type Cleanup = NonNullable<MemoDoc["cleanup"]>;
+
+/** Memos completed per repair query. */
+const REPAIR_BATCH = 100;
+
+/** Runs (again) the steps after the mark for memos marked with `kind`. */
+export async function runCleanup(deps: MemosDeps, kind: Cleanup, ids: string[]): Promise<void> {
+	if (ids.length === 0) return;
+	const { memos } = deps.store;
+	await detachMemos(deps.store, ids);
+	if (kind === "hide") {
+		await deps.peers.hideAttachments(ids);
+		await memos.update({ _id: { $in: ids }, cleanup: "hide" }, { $set: { cleanup: null } }, { multi: true });
+		return;
+	}
+	await purgeMemoExtras(deps.store, ids);
+	await deps.peers.deleteAttachments(ids);
+	await memos.remove({ _id: { $in: ids } }, { multi: true });
+}
+
+/** The repair pass: completes every clean-up left half-done. Returns how many memos it completed. */
+export async function completeCleanups(deps: MemosDeps): Promise<number> {
+	let completed = 0;
+	for (;;) {
+		const pending = await deps.store.memos.find({ cleanup: { $in: ["hide", "purge"] } }, { projection: { _id: 1, cleanup: 1 }, limit: REPAIR_BATCH });
+		if (pending.length === 0) return completed;
+		for (const kind of ["purge", "hide"] as const) {
+			await runCleanup(deps, kind, pending.filter(memo => memo.cleanup === kind).map(memo => memo._id));
+		}
+		completed += pending.length;
+	}
+}
