@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
-import { request, type IncomingMessage } from "node:http";
+import { streamedPatch } from "../test/support/streamed-patch.js";
 import { cpuSeconds } from "./measure.js";
 
 /**
@@ -64,24 +63,11 @@ async function chunkedUpload(target: Target, bytes: number, filename: string): P
 
 /** The attachment of a tus upload: creation, then the whole body in one streamed PATCH (tus-js-client's default). */
 async function tusUpload(target: Target, bytes: number, filename: string): Promise<string> {
-	const tus = { "tus-resumable": "1.0.0" };
-	const created = await call(target, "POST", "/api/v1/attachments:tus", { ...tus, "upload-length": String(bytes), "upload-metadata": `filename ${Buffer.from(filename).toString("base64")}` });
+	const created = await call(target, "POST", "/api/v1/attachments:tus", { "tus-resumable": "1.0.0", "upload-length": String(bytes), "upload-metadata": `filename ${Buffer.from(filename).toString("base64")}` });
 	const location = new URL(created.headers.get("location") as string, target.baseUrl);
-	const req = request(location, {
-		method: "PATCH",
-		headers: { ...tus, authorization: `Bearer ${target.token}`, "content-type": "application/offset+octet-stream", "upload-offset": "0", "content-length": String(bytes) }
-	});
-	const answered = once(req, "response") as Promise<[IncomingMessage]>;
-	for (let offset = 0; offset < bytes; offset += BLOCK.length) {
-		if (!req.write(BLOCK.subarray(0, Math.min(BLOCK.length, bytes - offset)))) await Promise.race([once(req, "drain"), answered]);
-	}
-	req.end();
-	const [res] = await answered;
-	res.resume();
-	await once(res, "end");
-	const name = res.headers["attachment-name"];
-	if (res.statusCode !== 204 || typeof name !== "string") throw new Error(`tus PATCH answered ${res.statusCode} without an Attachment-Name`);
-	return name;
+	const answer = await streamedPatch(location, { authorization: `Bearer ${target.token}` }, bytes, BLOCK);
+	if (answer.status !== 204 || answer.attachment === undefined) throw new Error(`tus PATCH answered ${answer.status} without an Attachment-Name`);
+	return answer.attachment;
 }
 
 /** Reads `/file/{name}` to its end; its length must be `bytes`. */
