@@ -57,6 +57,10 @@ async function ok(url: string, init?: RequestInit): Promise<boolean> {
 	return res.status === 200;
 }
 
+/** The cluster's first user, its instance ADMIN. */
+const CLUSTER_ADMIN = "bench0";
+const CLUSTER_PASSWORD = "bench password 1";
+
 /** The processes serving each target, whose CPU time the rows count. */
 const serverPids: Partial<Record<Target, number[]>> = {};
 
@@ -97,7 +101,10 @@ async function signIn(baseUrl: string, username: string, password: string): Prom
 	return ((await res.json()) as { accessToken: string }).accessToken;
 }
 
-/** Gateway and instance (with auth, which the profile reads) in two processes over a nats-server of their own. */
+/**
+ * The gateway and the other services (instance and auth, which the profile reads; attachments
+ * and those it asks, for the transfers; blobs on local disk) in two processes over a nats-server of their own.
+ */
 async function startCluster(): Promise<string> {
 	const nats = findNatsServer();
 	if (!nats) throw new Error("nats-server is required for the cluster row (apt-get install nats-server)");
@@ -107,7 +114,7 @@ async function startCluster(): Promise<string> {
 	const transporter = { TRANSPORTER: `nats://127.0.0.1:${natsPort}` };
 	const instanceEnv = await appEnv("cluster-instance", await freePort());
 	const instance = await startApp({
-		env: { ...instanceEnv, ...transporter, SERVICES: "instance,auth" },
+		env: { ...instanceEnv, ...transporter, SERVICES: "instance,auth,memos,spaces,attachments" },
 		port: Number(instanceEnv.HEALTH_PORT),
 		logFile: path.join(workDir, "cluster-instance.log"),
 		ready: baseUrl => ok(`${baseUrl}/readyz`)
@@ -126,15 +133,16 @@ async function startCluster(): Promise<string> {
 	const res = await fetch(`${gateway.baseUrl}/api/v1/users`, {
 		method: "POST",
 		headers: { "content-type": "application/json" },
-		body: JSON.stringify({ username: "bench0", password: "bench password 1" })
+		body: JSON.stringify({ username: CLUSTER_ADMIN, password: CLUSTER_PASSWORD })
 	});
 	if (res.status !== 200) throw new Error(`CreateUser on the cluster answered ${res.status}: ${await res.text()}`);
 	return gateway.baseUrl;
 }
 
-async function embeddedTransfers(baseUrl: string, token: string): Promise<TransferResult[]> {
-	log(`transfers of ${TRANSFER_MIB} MiB on the embedded app`);
-	const rows = await transferRows("embedded", { baseUrl, token, pids: serverPids.app ?? [] }, TRANSFER_MIB * 2 ** 20);
+async function runTransfers(target: "app" | "cluster", baseUrl: string, token: string): Promise<TransferResult[]> {
+	const label = target === "app" ? "embedded" : "cluster";
+	log(`transfers of ${TRANSFER_MIB} MiB, ${label}`);
+	const rows = await transferRows(label, { baseUrl, token, pids: serverPids[target] ?? [] }, TRANSFER_MIB * 2 ** 20);
 	for (const row of rows) log(`${row.name}: ${row.mibPerSecond.toFixed(1)} MiB/s`);
 	return rows;
 }
@@ -177,17 +185,19 @@ async function main(): Promise<number> {
 	let afterLoad = readyMemory;
 	for (const row of ROWS) {
 		if (row.target === "cluster" && bases.cluster === undefined) {
-			transfers.push(...(await embeddedTransfers(app.baseUrl, context.token)));
+			transfers.push(...(await runTransfers("app", app.baseUrl, context.token)));
 			afterLoad = await memoryOf(app.child.pid);
 			await app.stop();
-			log("starting the cluster (nats-server, gateway, instance)");
+			log("starting the cluster (nats-server, gateway, the other services)");
 			bases.cluster = await startCluster();
 		}
 		results.push(await runRow(row, bases[row.target] as string, context));
 	}
 	if (bases.cluster === undefined) {
-		transfers.push(...(await embeddedTransfers(app.baseUrl, context.token)));
+		transfers.push(...(await runTransfers("app", app.baseUrl, context.token)));
 		afterLoad = await memoryOf(app.child.pid);
+	} else {
+		transfers.push(...(await runTransfers("cluster", bases.cluster, await signIn(bases.cluster, CLUSTER_ADMIN, CLUSTER_PASSWORD))));
 	}
 
 	const facts = {

@@ -73,16 +73,23 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		targets.push([`RSS ≤ 200 MB at ${number(facts.memos)} memos: ${number((facts.memory.peakMiB * 2 ** 20) / 1e6)} MB peak`, facts.memory.peakMiB * 2 ** 20 <= 200e6]);
 	}
 	lines.push("", "targets (issue 15):", ...targets.map(([text, met]) => `- ${met ? "met" : "NOT met"}: ${text}`));
-	const rate = (prefix: string) => facts.transfers.find(t => t.name.startsWith(prefix))?.mibPerSecond ?? 0;
-	const transferTargets: [string, number, number][] = [
-		["tus upload (embedded)", rate("tus upload"), 200],
-		["JSON chunked upload (embedded)", rate("JSON chunked upload"), 100],
-		["file-route download (embedded)", rate("file-route download"), 400]
+	const rate = (prefix: string, label: string) => facts.transfers.find(t => t.name.startsWith(prefix) && t.name.endsWith(`(${label})`))?.mibPerSecond ?? 0;
+	const transferTargets: [string, number][] = [
+		["tus upload", 200],
+		["JSON chunked upload", 100],
+		["file-route download", 400]
 	];
 	lines.push(
 		"",
 		"targets (issue 19):",
-		...transferTargets.map(([text, mibPerSecond, target]) => `- ${mibPerSecond >= target ? "met" : "NOT met"}: ${text} ≥ ${target} MiB/s: ${number(mibPerSecond, 1)} MiB/s`)
+		...transferTargets.flatMap(([row, target]) => {
+			const embedded = rate(row, "embedded");
+			const cluster = rate(row, "cluster");
+			return [
+				`- ${embedded >= target ? "met" : "NOT met"}: ${row} embedded ≥ ${target} MiB/s: ${number(embedded, 1)} MiB/s`,
+				`- ${cluster >= target / 2 ? "met" : "NOT met"}: ${row} cluster ≥ ${target / 2} MiB/s (50 % of the embedded target): ${number(cluster, 1)} MiB/s`
+			];
+		})
 	);
 	return lines.join("\n");
 }
