@@ -20,6 +20,9 @@ export interface SpaceDoc extends Doc {
 	memberCount: number;
 	/** Never above the number of ADMIN memberships, never below 1 (admin-guard.ts). */
 	adminCount: number;
+	/** Membership changes begun and not yet counted out, and when the latest began (admin-guard.ts). */
+	pendingChanges?: number;
+	changedAt?: number;
 }
 
 /**

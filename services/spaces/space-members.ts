@@ -5,7 +5,7 @@ import { pathId } from "../../shared/ids.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { UserRef } from "../auth/auth.contract.js";
-import { changeRole, removeMember } from "./admin-guard.js";
+import { beginChange, changeRole, endChange, removeMember } from "./admin-guard.js";
 import { spaceFor } from "./space-access.js";
 import { memberId, newMembership, type MemberDoc, type SpaceRole } from "./space-doc.js";
 import { joinableUser, readRole, readUserName } from "./space-input.js";
@@ -34,14 +34,16 @@ export async function addSpaceMember(deps: SpacesDeps, params: { space?: unknown
 	const role = readRole(fieldOf(body, "role"), "MEMBER");
 	const user = joinableUser(await deps.peers.userByName(username), username);
 	const member = newMembership(space, user.id, role, now, await store.nextSeq());
+	// Counted in before the insert and its counts added after it: they may lag behind the memberships, never run ahead (admin-guard.ts).
+	await beginChange(store.spaces, space._id, false);
 	try {
 		await store.members.insert(member);
 	} catch (err) {
-		if (err instanceof DuplicateKeyError) throw alreadyExists(`user "users/${username}" is already a member of space "spaces/${space._id}"`);
-		throw err;
+		if (!(err instanceof DuplicateKeyError)) throw err;
+		await endChange(store.spaces, space._id, {});
+		throw alreadyExists(`user "users/${username}" is already a member of space "spaces/${space._id}"`);
 	}
-	// Counted after the insert: adminCount may lag behind the memberships, never run ahead (admin-guard.ts).
-	await store.spaces.update({ _id: space._id }, { $inc: role === "ADMIN" ? { memberCount: 1, adminCount: 1 } : { memberCount: 1 } });
+	await endChange(store.spaces, space._id, role === "ADMIN" ? { memberCount: 1, adminCount: 1 } : { memberCount: 1 });
 	await deps.announce(spacesEvents.memberAdded, { spaceId: space._id, userIds: [user.id] });
 	return { member, username: user.username };
 }

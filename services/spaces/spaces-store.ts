@@ -23,6 +23,9 @@ export async function ensureSpaceIndexes(store: SpacesStore): Promise<void> {
 	await store.members.ensureIndex({ fields: { userId: 1, spaceCreateTime: -1, spaceSeq: -1 } });
 	// ListSpaceMembers: join order.
 	await store.members.ensureIndex({ fields: { spaceId: 1, seq: 1 } });
+	// The repair pass (count-repair.ts): spaces with membership changes pending, and a space's ADMINs.
+	await store.spaces.ensureIndex({ fields: { pendingChanges: 1 } });
+	await store.members.ensureIndex({ fields: { spaceId: 1, role: 1 } });
 }
 
 /** How many spaces exist (InstanceStats, contract 4.11). */

@@ -1,9 +1,11 @@
-import type { Context, ServiceSchema, ServiceSettingSchema } from "moleculer";
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import { signedIn, type RequestMeta } from "../../shared/caller.js";
 import { broadcast, call } from "../../shared/contract.js";
+import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { authActions } from "../auth/auth.contract.js";
 import { memosActions } from "../memos/memos.contract.js";
+import { recountPendingSpaces } from "./count-repair.js";
 import { leaveAllSpaces } from "./leave-all-spaces.js";
 import { listSpaceMembers, listSpaces, type PageParams } from "./list-spaces.js";
 import { membershipsOf, spaceMembers } from "./membership-lookups.js";
@@ -15,10 +17,19 @@ import type { Membership } from "./spaces.contract.js";
 import type { SpacesDeps } from "./spaces-deps.js";
 import { ensureSpaceIndexes, spaceCount, spacesStore } from "./spaces-store.js";
 
+interface SpacesSettings extends ServiceSettingSchema {
+	/** How often spaces with membership changes left pending are looked for (count-repair.ts). */
+	repairIntervalMs: number;
+}
+
 interface SpacesMethods {
 	/** The rules' dependencies, with the other services called on behalf of the request. */
 	deps(ctx: Context): SpacesDeps;
+	/** The repair pass of the membership counters as of `now`; returns how many spaces it recounted. */
+	repairCounters(now: number): Promise<number>;
 }
+
+type SpacesThis = Service<SpacesSettings> & SpacesMethods & { repairTimer?: NodeJS.Timeout };
 
 type Ctx<P> = Context<P, RequestMeta>;
 
@@ -27,8 +38,12 @@ const spaceJson = (view: SpaceView) => toSpaceJson(view.space, view.creator, vie
 const memberJson = (view: MemberView) => toMemberJson(view.member, view.username);
 
 /** SpaceService (contract 9): spaces, memberships and roles; membership look-ups for other services. */
-const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
+const SpacesService: ServiceSchema<SpacesSettings, SpacesMethods> = {
 	name: "spaces",
+
+	settings: {
+		repairIntervalMs: 60 * 1000
+	},
 
 	actions: {
 		/** GET /api/v1/spaces: the caller's spaces, newest first, each with the caller's membership. */
@@ -146,11 +161,23 @@ const SpacesService: ServiceSchema<ServiceSettingSchema, SpacesMethods> = {
 				},
 				announce: (event, payload) => broadcast(this.broker, event, payload)
 			};
+		},
+
+		repairCounters(now: number): Promise<number> {
+			return recountPendingSpaces(spacesStore(documentsOf(this.broker)), now);
 		}
 	},
 
-	async started() {
+	async started(this: SpacesThis) {
 		await ensureSpaceIndexes(spacesStore(documentsOf(this.broker)));
+		const repair = () => this.repairCounters(Date.now()).catch((err: unknown) => this.logger.error(errorLog(err), "recounting spaces with membership changes left pending failed"));
+		await repair();
+		this.repairTimer = setInterval(repair, this.settings.repairIntervalMs);
+		this.repairTimer.unref();
+	},
+
+	stopped(this: SpacesThis) {
+		clearInterval(this.repairTimer);
 	}
 };
 

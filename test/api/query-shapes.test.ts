@@ -287,7 +287,7 @@ describe("the other lists and counts", () => {
 });
 
 describe("clean-ups", () => {
-	test("DeleteMemo (soft, then purged), the purge of expired deletions, DeleteSpace, DeleteUser", async () => {
+	test("DeleteMemo (soft, then purged), the purge of expired deletions and half-done deletions, the recount of spaces, DeleteSpace, DeleteUser", async () => {
 		const victim = (await ok(api.create(alice(), { content: "to be deleted", visibility: "PUBLIC" }))).name;
 		await ok(api.request("POST", "/attachments", { as: alice(), body: { filename: "v.txt", content: "aGk=", memo: victim } }));
 		await ok(api.request("POST", `/${victim}/reactions`, { as: bob(), body: { reaction: { reactionType: "👀" } } }));
@@ -295,6 +295,11 @@ describe("clean-ups", () => {
 		await expectRequestServed(() => api.remove(alice(), victim, "true"));
 		const memos = app().node.broker.getLocalService("memos") as unknown as { purgeExpiredMemos(now: number): Promise<number> };
 		await expectRequestServed(() => memos.purgeExpiredMemos(Date.now() + 365 * 24 * 3600_000));
+		// A space with a membership change left pending long ago, for the repair pass to recount.
+		await documentsOf(app().node.broker).collection("spaces").update({ _id: "shapes-two" }, { $inc: { pendingChanges: 1 }, $set: { changedAt: 0 } });
+		const spaces = app().node.broker.getLocalService("spaces") as unknown as { repairCounters(now: number): Promise<number> };
+		const recount = await expectRequestServed(() => spaces.repairCounters(Date.now()));
+		expect(recount.filter(query => query.collection === "space_members" && query.operation === "count")).toHaveLength(2);
 		await expectRequestServed(() => api.request("DELETE", "/spaces/shapes-two", { as: alice() }));
 		await expectRequestServed(() => api.request("DELETE", "/users/user3", { as: admin() }));
 	});

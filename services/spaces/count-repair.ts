@@ -1,0 +1,29 @@
+import type { GuardCollections } from "./admin-guard.js";
+
+/**
+ * A membership change begun this long ago has finished or died: no request lives nearly as
+ * long (the gateway gives up after its request time-out), so no write of it is still to come.
+ */
+export const SETTLE_MS = 5 * 60 * 1000;
+
+/** Spaces looked at per pass. */
+const REPAIR_BATCH = 100;
+
+/**
+ * The repair pass of the membership counters (admin-guard.ts; issue 21): a space with changes
+ * left pending by a crash or an ambiguous write, the latest begun before `now - SETTLE_MS`, gets
+ * `memberCount` and `adminCount` recounted from its memberships, written only if nothing
+ * changed the space since it was read. Returns how many spaces it recounted.
+ */
+export async function recountPendingSpaces(db: GuardCollections, now: number): Promise<number> {
+	const pending = await db.spaces.find({ pendingChanges: { $gt: 0 } }, { limit: REPAIR_BATCH });
+	let recounted = 0;
+	for (const space of pending) {
+		if (space.changedAt !== undefined && space.changedAt >= now - SETTLE_MS) continue;
+		const memberCount = await db.members.count({ spaceId: space._id });
+		const adminCount = await db.members.count({ spaceId: space._id, role: "ADMIN" });
+		const unchanged = { _id: space._id, pendingChanges: space.pendingChanges, changedAt: space.changedAt, memberCount: space.memberCount, adminCount: space.adminCount };
+		recounted += await db.spaces.update(unchanged, { $set: { pendingChanges: 0, memberCount, adminCount } });
+	}
+	return recounted;
+}
