@@ -62,10 +62,3 @@ async function tail(file: string): Promise<string> {
 	const text = await readFile(file, "utf8").catch(() => "");
 	return text.split("\n").slice(-20).join("\n");
 }
-
-/** Resident and peak resident memory of a process, in MiB (Linux /proc). */
-export async function memoryOf(pid: number | undefined): Promise<{ rssMiB: number; peakMiB: number }> {
-	const status = pid === undefined ? "" : await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-	const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
-	return { rssMiB: kib("VmRSS") / 1024, peakMiB: kib("VmHWM") / 1024 };
-}

@@ -2,7 +2,8 @@ import path from "node:path";
 import S3rver from "s3rver";
 import { describeCluster, startCluster, type Cluster } from "../support/cluster.js";
 import { startCutProxy } from "../support/cut-proxy.js";
-import { waitFor } from "../support/processes.js";
+import { memoryOf, resetPeakMemory, waitFor } from "../support/processes.js";
+import { streamedPatch } from "../support/streamed-patch.js";
 import { digestOfBody, patternBytes, tusUpload, writePatternFile } from "../support/tus-client.js";
 import { authHeaders, signIn, signUp, type Session } from "../support/users.js";
 
@@ -121,5 +122,27 @@ describeCluster("tus uploads over two attachments replicas", () => {
 			await proxy.close();
 		}
 		expect(await download("attachments/tus-cut")).toEqual({ sha: fileSha, size: UPLOAD_SIZE });
+	});
+
+	test("8 concurrent 30 MiB uploads, each in one PATCH: all become attachments, and the gateway's peak RSS grows by at most 120 MiB while they carry 240 MiB (issue 19)", async () => {
+		const gatewayPid = cluster.procs.gateway?.child.pid;
+		const uploads = await Promise.all(
+			Array.from({ length: 8 }, async (_, i) => {
+				const res = await fetch(`${gatewayUrl}/api/v1/attachments:tus`, {
+					method: "POST",
+					headers: { Authorization: `Bearer ${admin.accessToken}`, "Tus-Resumable": "1.0.0", "Upload-Length": String(UPLOAD_SIZE), "Upload-Metadata": `filename ${Buffer.from(`many-${i}.bin`).toString("base64")}` }
+				});
+				expect(res.status).toBe(201);
+				return new URL(res.headers.get("location") as string, gatewayUrl);
+			})
+		);
+		const block = Buffer.alloc(MiB, 0x5a);
+		await resetPeakMemory(gatewayPid);
+		const before = await memoryOf(gatewayPid);
+		const answers = await Promise.all(uploads.map(url => streamedPatch(url, { authorization: `Bearer ${admin.accessToken}` }, UPLOAD_SIZE, block)));
+		const after = await memoryOf(gatewayPid);
+		expect(answers.map(a => a.status)).toEqual(Array(8).fill(204));
+		for (const answer of answers) expect((await download(answer.attachment as string)).size).toBe(UPLOAD_SIZE);
+		expect(after.peakMiB - before.rssMiB).toBeLessThanOrEqual(120);
 	});
 });

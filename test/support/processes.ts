@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 
@@ -109,4 +110,17 @@ export async function runMigration(env: Record<string, string>): Promise<{ code:
 	const proc = startProcess(process.execPath, ["dist/services/main.js", "--migrate"], { LOG_LEVEL: "warn", ...env });
 	const code = await proc.exited;
 	return { code, output: proc.output() };
+}
+
+/** Resident and peak resident memory of a process, in MiB (Linux /proc). */
+export async function memoryOf(pid: number | undefined): Promise<{ rssMiB: number; peakMiB: number }> {
+	const status = pid === undefined ? "" : await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+	const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+	return { rssMiB: kib("VmRSS") / 1024, peakMiB: kib("VmHWM") / 1024 };
+}
+
+/** Resets a process's peak resident memory (VmHWM) to its resident memory now (Linux proc(5), clear_refs 5). */
+export async function resetPeakMemory(pid: number | undefined): Promise<void> {
+	if (pid === undefined) throw new Error("the process has no pid: it did not start");
+	await writeFile(`/proc/${pid}/clear_refs`, "5");
 }
