@@ -5,6 +5,7 @@ import type { UserSettingDoc } from "./user-settings.js";
 import type { RefreshTokenDoc } from "./refresh-tokens.js";
 import type { SignInAttemptsDoc } from "./sign-in-attempts.js";
 import type { UserDoc } from "./user-doc.js";
+import type { WebhookDoc } from "./webhooks/webhook-doc.js";
 
 /** The GENERAL instance setting fields the auth rules read (contract 4.12). */
 export interface GeneralSetting {
@@ -22,6 +23,8 @@ export interface AuthDeps {
 	userLinks: Collection<UserLinkDoc>;
 	pats: Collection<PatDoc>;
 	userSettings: Collection<UserSettingDoc>;
+	/** Users' webhooks (contract 17): the WEBHOOKS user setting lists them; DeleteUser removes them. */
+	webhooks: Collection<WebhookDoc>;
 	/** Failed password sign-ins per username and per client address (contract 19). */
 	signInAttempts: Collection<SignInAttemptsDoc>;
 	/** Marks that must be claimed once (the first user). */

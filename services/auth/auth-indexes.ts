@@ -5,6 +5,7 @@ import { REFRESH_TOKENS } from "./refresh-tokens.js";
 import { SIGN_IN_ATTEMPTS } from "./sign-in-attempts.js";
 import { USERS } from "./user-doc.js";
 import { USER_SETTINGS } from "./user-settings.js";
+import { ensureWebhookIndexes } from "./webhooks/webhook-indexes.js";
 
 /** The auth service's indexes: made at start on the embedded store, by `--migrate` on MongoDB. */
 export async function ensureAuthIndexes(documents: DocumentStore): Promise<void> {
@@ -26,4 +27,5 @@ export async function ensureAuthIndexes(documents: DocumentStore): Promise<void>
 	await pats.ensureIndex({ fields: { userId: 1, createTime: -1, _id: -1 } });
 	await documents.collection(USER_SETTINGS).ensureIndex({ fields: { userId: 1 } });
 	await documents.collection(SIGN_IN_ATTEMPTS).ensureIndex({ fields: { expiresAt: 1 } });
+	await ensureWebhookIndexes(documents);
 }

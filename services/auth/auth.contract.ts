@@ -38,6 +38,24 @@ export interface UserDataParams {
 	userId: string;
 }
 
+/**
+ * A stored change of a memo, as the memos service relays it from its outbox to the webhooks
+ * (contract 17): what the payload needs, captured when the change was made.
+ */
+export interface MemoChangeRecord {
+	/** Unique per change; recording it again adds nothing. */
+	changeId: string;
+	event: "memo.created" | "memo.updated" | "memo.deleted";
+	/** Epoch ms of the change. */
+	time: number;
+	/** The memo's creator: their webhooks receive the change. */
+	creatorId: string;
+	/** `users/{username}` of the creator. */
+	creator: string;
+	/** The Memo message (contract 4.1) as the change left it. */
+	memo: Record<string, unknown>;
+}
+
 export const authActions = {
 	/** Users by internal id or by username (one call per request, never one per item); unknown ones are left out. */
 	lookupUsers: defineAction<LookupUsersParams, UserRef[]>("auth.lookupUsers"),
@@ -72,7 +90,14 @@ export const authActions = {
 	getUserSetting: defineApiAction("auth.getUserSetting"),
 	updateUserSetting: defineApiAction("auth.updateUserSetting"),
 	/** GENERAL `memoVisibility` of a user: the visibility of their new memos when they name none (contract 16). */
-	defaultMemoVisibility: defineAction<{ userId: string }, "PRIVATE" | "PROTECTED" | "PUBLIC">("auth.defaultMemoVisibility")
+	defaultMemoVisibility: defineAction<{ userId: string }, "PRIVATE" | "PROTECTED" | "PUBLIC">("auth.defaultMemoVisibility"),
+	listUserWebhooks: defineApiAction("auth.listUserWebhooks"),
+	createUserWebhook: defineApiAction("auth.createUserWebhook"),
+	updateUserWebhook: defineApiAction("auth.updateUserWebhook"),
+	deleteUserWebhook: defineApiAction("auth.deleteUserWebhook"),
+	getUserWebhookSigningSecret: defineApiAction("auth.getUserWebhookSigningSecret"),
+	/** Records the deliveries of stored memo changes to their creators' webhooks; idempotent per change (contract 17). */
+	recordMemoChanges: defineAction<{ changes: MemoChangeRecord[] }, { recorded: number }>("auth.recordMemoChanges")
 } as const;
 
 export const authEvents = {
@@ -84,5 +109,7 @@ export const authEvents = {
 	/** Broadcast when a personal access token is deleted: every auth node drops its cached copy (contract 16: within 3 s). */
 	patDeleted: defineEvent<{ tokenHash: string }>("auth.pat.deleted"),
 	/** Broadcast when sessions (refresh families) are revoked: every auth node refuses their access tokens from then on (contract 19: within 3 s). */
-	sessionsRevoked: defineEvent<{ familyIds: string[] }>("auth.sessions.revoked")
+	sessionsRevoked: defineEvent<{ familyIds: string[] }>("auth.sessions.revoked"),
+	/** Broadcast when webhook deliveries were recorded: delivery workers look for due work now rather than at their next poll. */
+	webhookDeliveriesRecorded: defineEvent<{ count: number }>("auth.webhook.deliveries.recorded")
 } as const;

@@ -46,6 +46,8 @@ import type { JsonMessage } from "../../shared/request-message.js";
 import { listUsers, type ListUsersParams } from "./list-users.js";
 import { updateUser, type UpdateUserParams } from "./update-user.js";
 import { mayReadEmail } from "./user-access.js";
+import { UserWebhooksMixin } from "./webhooks/user-webhooks.mixin.js";
+import { WEBHOOKS, type WebhookDoc } from "./webhooks/webhook-doc.js";
 
 interface AuthMethods extends InstanceSettingsMethods {
 	users(): Collection<UserDoc>;
@@ -74,7 +76,7 @@ interface AuthVars {
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = {
 	name: "auth",
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, UserWebhooksMixin as Partial<ServiceSchema>],
 
 	actions: {
 		/**
@@ -402,6 +404,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 				userLinks: documents.collection<UserLinkDoc>(USER_LINKS),
 				pats: documents.collection<PatDoc>(PERSONAL_ACCESS_TOKENS),
 				userSettings: documents.collection<UserSettingDoc>(USER_SETTINGS),
+				webhooks: documents.collection<WebhookDoc>(WEBHOOKS),
 				signInAttempts: documents.collection<SignInAttemptsDoc>(SIGN_IN_ATTEMPTS),
 				claims: documents.collection<Doc>("auth_claims"),
 				sessionsRevoked: familyIds => this.sessionsRevoked(familyIds),

@@ -30,6 +30,8 @@ export async function deleteUser(
 	await deps.userLinks.remove({ userId: user._id }, { multi: true });
 	await deps.pats.remove({ userId: user._id }, { multi: true });
 	await deps.userSettings.remove({ userId: user._id }, { multi: true });
+	// Their pending deliveries are discarded by the delivery worker, which finds no webhook for them.
+	await deps.webhooks.remove({ userId: user._id }, { multi: true });
 	await deps.users.remove({ _id: user._id });
 	return user;
 }

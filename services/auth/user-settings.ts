@@ -6,11 +6,13 @@ import { enumOf, fieldOf, messageOf, stringOf, type JsonMessage } from "../../sh
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { findByUsername } from "./user-access.js";
 import type { UserDoc } from "./user-doc.js";
+import { toWebhookJson, webhooksOf } from "./webhooks/user-webhooks.js";
+import type { WebhookDoc } from "./webhooks/webhook-doc.js";
 
 /**
  * User settings (contract 16, upstream v0.30.0 UserSetting): GENERAL (locale, memo visibility,
- * theme), TAGS (display rules per tag pattern) and WEBHOOKS (read-only here: webhooks have their
- * own operations). A setting never stored reads as its default.
+ * theme), TAGS (display rules per tag pattern) and WEBHOOKS (the user's webhooks, read-only here:
+ * they have their own operations, webhooks/user-webhooks.ts). A setting never stored reads as its default.
  */
 
 export const USER_SETTING_KEYS = ["GENERAL", "WEBHOOKS", "TAGS"] as const;
@@ -37,6 +39,7 @@ export const USER_SETTINGS = "auth_user_settings";
 export interface UserSettingsDeps {
 	users: Collection<UserDoc>;
 	userSettings: Collection<UserSettingDoc>;
+	webhooks: Collection<WebhookDoc>;
 }
 
 const GENERAL_DEFAULT: GeneralUserSetting = { locale: "en", memoVisibility: "PRIVATE", theme: "" };
@@ -49,10 +52,11 @@ const MAX_TAG_PATTERN = 256;
 
 const VALUE_FIELD: Record<UserSettingKey, string> = { GENERAL: "generalSetting", WEBHOOKS: "webhooksSetting", TAGS: "tagsSetting" };
 
-function defaultValue(key: UserSettingKey): JsonMessage {
-	if (key === "GENERAL") return { ...GENERAL_DEFAULT };
-	if (key === "WEBHOOKS") return { webhooks: [] };
-	return { tags: {} };
+/** The settings kept in the settings collection; WEBHOOKS is made of the webhooks themselves. */
+type StoredKey = Exclude<UserSettingKey, "WEBHOOKS">;
+
+function defaultValue(key: StoredKey): JsonMessage {
+	return key === "GENERAL" ? { ...GENERAL_DEFAULT } : { tags: {} };
 }
 
 /** A `{setting}` path segment, case-insensitive (as instance setting keys, contract 11.1). */
@@ -62,9 +66,15 @@ function keyOf(raw: unknown): UserSettingKey {
 	return key;
 }
 
-async function stored(deps: UserSettingsDeps, userId: string, key: UserSettingKey): Promise<JsonMessage> {
+async function stored(deps: UserSettingsDeps, userId: string, key: StoredKey): Promise<JsonMessage> {
 	const doc = await deps.userSettings.findOne({ _id: `${userId}/${key}` });
 	return doc ? { ...defaultValue(key), ...(JSON.parse(doc.value) as JsonMessage) } : defaultValue(key);
+}
+
+/** A setting as the user reads it: WEBHOOKS lists their webhooks (upstream), the others are stored values. */
+async function settingValue(deps: UserSettingsDeps, user: UserDoc, key: UserSettingKey): Promise<JsonMessage> {
+	if (key !== "WEBHOOKS") return stored(deps, user._id, key);
+	return { webhooks: (await webhooksOf(deps.webhooks, user._id)).map(webhook => toWebhookJson(user.username, webhook)) };
 }
 
 function toSettingJson(username: string, key: UserSettingKey, value: JsonMessage): Record<string, unknown> {
@@ -81,12 +91,12 @@ async function settingsOwner(deps: UserSettingsDeps, username: unknown, caller: 
 export async function getUserSetting(deps: UserSettingsDeps, params: { user?: unknown; setting?: unknown }, caller: Caller): Promise<Record<string, unknown>> {
 	const user = await settingsOwner(deps, params.user, caller, false);
 	const key = keyOf(params.setting);
-	return toSettingJson(user.username, key, await stored(deps, user._id, key));
+	return toSettingJson(user.username, key, await settingValue(deps, user, key));
 }
 
 export async function listUserSettings(deps: UserSettingsDeps, params: { user?: unknown }, caller: Caller): Promise<Record<string, unknown>> {
 	const user = await settingsOwner(deps, params.user, caller, false);
-	const settings = await Promise.all(USER_SETTING_KEYS.map(async key => toSettingJson(user.username, key, await stored(deps, user._id, key))));
+	const settings = await Promise.all(USER_SETTING_KEYS.map(async key => toSettingJson(user.username, key, await settingValue(deps, user, key))));
 	return { settings, nextPageToken: "" };
 }
 

@@ -71,6 +71,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	CreateLinkedIdentity: { tag: "UserService", request: "CreateLinkedIdentityRequest", response: "LinkedIdentity" },
 	GetLinkedIdentity: { tag: "UserService", response: "LinkedIdentity" },
 	DeleteLinkedIdentity: { tag: "UserService" },
+	// Contract 17
+	ListUserWebhooks: { tag: "UserService", response: "ListUserWebhooksResponse" },
+	CreateUserWebhook: { tag: "UserService", request: "UserWebhook", response: "UserWebhook" },
+	UpdateUserWebhook: { tag: "UserService", query: ["updateMaskOptional"], request: "UserWebhook", response: "UserWebhook" },
+	DeleteUserWebhook: { tag: "UserService" },
+	GetUserWebhookSigningSecret: { tag: "UserService", response: "GetUserWebhookSigningSecretResponse" },
 	ListShortcuts: { tag: "ShortcutService", query: PAGE, response: "ListShortcutsResponse" },
 	CreateShortcut: { tag: "ShortcutService", query: ["validateOnly"], request: "Shortcut", response: "Shortcut" },
 	GetShortcut: { tag: "ShortcutService", response: "Shortcut" },

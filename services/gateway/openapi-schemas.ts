@@ -237,7 +237,7 @@ export const SCHEMAS = {
 		...obj({
 			name: str("users/{username}/settings/{KEY}"),
 			generalSetting: obj({ locale: str(), memoVisibility: enumOf("PRIVATE", "PROTECTED", "PUBLIC"), theme: str() }),
-			webhooksSetting: obj({ webhooks: arr({ type: "object", additionalProperties: true }) }),
+			webhooksSetting: obj({ webhooks: arr(ref("UserWebhook")) }),
 			tagsSetting: obj({
 				tags: {
 					type: "object",
@@ -287,6 +287,17 @@ export const SCHEMAS = {
 		filter: str("a ListMemos filter (contract 6); empty: every memo")
 	}),
 	ListShortcutsResponse: page("shortcuts", "Shortcut"),
+	UserWebhook: obj({
+		name: out(str("users/{username}/webhooks/{id}")),
+		url: str("http(s) URL, at most 2048 bytes, resolving to public addresses only"),
+		displayName: str("at most 256 characters"),
+		createTime: out(time()),
+		updateTime: out(time()),
+		signingSecret: { ...str("input only: printable ASCII, `whsec_<base64>` or any other; generated when absent on create"), writeOnly: true },
+		signingSecretSet: out(bool())
+	}),
+	ListUserWebhooksResponse: obj({ webhooks: arr(ref("UserWebhook")) }),
+	GetUserWebhookSigningSecretResponse: obj({ signingSecret: str("`whsec_<base64>` unless the user gave another") }),
 	CreatePersonalAccessTokenResponse: obj({ personalAccessToken: ref("PersonalAccessToken"), token: str("memos_pat_ and 32 base62 characters; shown only here") })
 } satisfies Record<string, Schema>;
 

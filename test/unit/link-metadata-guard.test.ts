@@ -1,4 +1,4 @@
-import { isPublicAddress, resolveChecked } from "../../services/memos/link-metadata/address-guard.js";
+import { isPublicAddress, resolveChecked } from "../../shared/net/address-guard.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "../../services/memos/link-metadata/fetch-page.js";
 import { startPageServer, type PageServer } from "../api/link-metadata-server.js";
 

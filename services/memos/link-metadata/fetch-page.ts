@@ -1,8 +1,7 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import { TextDecoder } from "node:util";
-import { resolveChecked, type CheckedAddress } from "./address-guard.js";
+import { pinnedLookup, resolveChecked, untilAborted, type CheckedAddress } from "../../../shared/net/address-guard.js";
 
 /** The fetch limits of contract 7.12. */
 export interface FetchLimits {
@@ -25,14 +24,6 @@ export interface FetchedPage {
 	/** The URL the page was finally served from, after redirects. */
 	url: string;
 	html: string;
-}
-
-/** A lookup that answers the address already checked, so the socket cannot reach another one. */
-function pinnedLookup(checked: CheckedAddress): LookupFunction {
-	return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-		if (options.all === true) callback(null, [{ address: checked.address, family: checked.family }]);
-		else callback(null, checked.address, checked.family);
-	}) as LookupFunction;
 }
 
 function get(url: URL, checked: CheckedAddress, signal: AbortSignal): Promise<IncomingMessage> {
@@ -69,16 +60,6 @@ async function readBody(response: IncomingMessage, maxBytes: number, charset: st
 	return decoder.decode(body);
 }
 
-/** `promise`, or a rejection once `signal` aborts (a DNS lookup cannot be cancelled). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-	return new Promise((resolve, reject) => {
-		const onAbort = () => reject(new FetchFailed("timed out"));
-		if (signal.aborted) onAbort();
-		signal.addEventListener("abort", onAbort, { once: true });
-		promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-	});
-}
-
 /**
  * One GET of `rawUrl` as contract 7.12 describes it: every hop's host resolved and checked
  * (resolveChecked) and connected to at the checked address, at most `maxRedirects`
@@ -94,7 +75,7 @@ export async function fetchPage(rawUrl: string, limits: FetchLimits): Promise<Fe
 			if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailed("redirected to a URL that is not http or https");
 			let checked: CheckedAddress;
 			try {
-				checked = await untilAborted(resolveChecked(url.hostname, limits.allowedAddress), controller.signal);
+				checked = await untilAborted(resolveChecked(url.hostname, limits.allowedAddress), controller.signal, () => new FetchFailed("timed out"));
 			} catch (err) {
 				throw new FetchFailed(err instanceof Error ? err.message : "address refused");
 			}

@@ -1,7 +1,7 @@
 import { BoundedCache } from "../../../shared/cache/bounded-cache.js";
 import { invalidArgument } from "../../../shared/errors.js";
 import { checkUrlLength } from "../../../shared/free-form.js";
-import { isPublicAddress } from "./address-guard.js";
+import { addressRule } from "../../../shared/net/address-guard.js";
 import { extractMetadata, type PageMetadata } from "./extract-metadata.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "./fetch-page.js";
 
@@ -59,7 +59,7 @@ export async function linkMetadata(deps: LinkMetadataDeps, url: string): Promise
 		throw invalidArgument(`cannot read link metadata of ${url}: ${cached.message}`);
 	}
 	try {
-		const page = await fetchPage(url, { ...FETCH_LIMITS, allowedAddress: deps.allowPrivateNetworks ? () => true : isPublicAddress });
+		const page = await fetchPage(url, { ...FETCH_LIMITS, allowedAddress: addressRule(deps.allowPrivateNetworks) });
 		const metadata = extractMetadata(page.html, page.url);
 		cache.set(url, { ok: true, value: metadata }, SUCCESS_TTL_MS);
 		return metadata;

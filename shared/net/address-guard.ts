@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
@@ -63,4 +63,27 @@ export async function resolveChecked(hostname: string, allowed: (address: string
 	}
 	const [first] = addresses;
 	return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** The guard's rule for outgoing requests: public addresses only, unless private networks are allowed (tests; contract 7.12). */
+export function addressRule(allowPrivateNetworks: boolean): (address: string) => boolean {
+	return allowPrivateNetworks ? () => true : isPublicAddress;
+}
+
+/** A lookup that answers the address already checked, so the socket cannot reach another one. */
+export function pinnedLookup(checked: CheckedAddress): LookupFunction {
+	return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+		if (options.all === true) callback(null, [{ address: checked.address, family: checked.family }]);
+		else callback(null, checked.address, checked.family);
+	}) as LookupFunction;
+}
+
+/** `promise`, or a rejection with `onAbort()` once `signal` aborts (a DNS lookup cannot be cancelled). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => Error): Promise<T> {
+	return new Promise((resolve, reject) => {
+		const abort = () => reject(onAbort());
+		if (signal.aborted) abort();
+		signal.addEventListener("abort", abort, { once: true });
+		promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+	});
 }

@@ -1,0 +1,20 @@
+import type { Doc } from "../../../shared/store/document-store.js";
+
+/**
+ * A user's webhook (contract 17, upstream v0.30.0 UserWebhook), `_id` the webhook id of its
+ * name `users/{username}/webhooks/{id}`. The signing secret is kept as given or generated: it
+ * signs every delivery, and leaves the service only through GetUserWebhookSigningSecret.
+ */
+export interface WebhookDoc extends Doc {
+	userId: string;
+	url: string;
+	displayName: string;
+	signingSecret: string;
+	createTime: number;
+	updateTime: number;
+}
+
+export const WEBHOOKS = "auth_webhooks";
+
+/** A user may register at most this many webhooks (each change of their memos is sent to each). */
+export const MAX_WEBHOOKS_PER_USER = 20;
