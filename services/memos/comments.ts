@@ -6,6 +6,8 @@ import { parseCommentOrderBy } from "./filter/order-by.js";
 import { assertReadable } from "./memo-access.js";
 import { createMemo, type CreateMemoParams, type CreatedMemo } from "./memo-create.js";
 import type { MemoDoc } from "./memo-doc.js";
+import { memoChangeEvent } from "./memo-events.js";
+import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { readableBranches } from "./readable-query.js";
 
@@ -44,8 +46,10 @@ export async function createMemoComment(
 		const id = created.memo._id;
 		await memos.update({ _id: id, parentId }, { $set: { parentId: null } });
 		const detached = await memos.findOne({ _id: id });
+		if (detached !== null) await deps.announce(memoEvents.created, memoChangeEvent(detached, caller, now));
 		return detached === null ? null : { memo: detached };
 	}
+	await deps.announce(memoEvents.commentCreated, memoChangeEvent(created.memo, caller, now));
 	return created;
 }
 

@@ -16,6 +16,8 @@ import {
 	leavesVisibilityUnspecified
 } from "./memo-fields.js";
 import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
+import { memoChangeEvent } from "./memo-events.js";
+import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { addReferences, assertRelatable, parseReferences } from "./relations.js";
 
@@ -112,5 +114,7 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	deps.countCreated(parentId === null ? "memo" : "comment");
 	const attachments = input.attachments === undefined ? [] : ((await deps.peers.linkAttachments(target, input.attachments, true)) ?? []);
 	await addReferences(deps.store, memo._id, relatedIds, now);
+	// A comment is announced by CreateMemoComment, once it is sure to stay one.
+	if (parentId === null) await deps.announce(memoEvents.created, memoChangeEvent(memo, caller, now));
 	return { memo, attachments };
 }

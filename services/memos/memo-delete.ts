@@ -2,6 +2,8 @@ import type { Caller } from "../../shared/caller.js";
 import { notFound } from "../../shared/errors.js";
 import { assertCanDelete } from "./memo-access.js";
 import { completeCleanups, runCleanup } from "./memo-cleanup.js";
+import { memoChangeEvent } from "./memo-events.js";
+import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 
 /** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
@@ -14,11 +16,14 @@ export async function deleteMemo(deps: MemosDeps, caller: Caller, id: string, fo
 	assertCanDelete(memo, id, caller, force, await deps.peers.spacesOf(caller));
 	if (force) {
 		await memos.update({ _id: id }, { $set: { deleteTime: memo.deleteTime ?? now, cleanup: "purge" } });
+		// Announced once marked: the memo is gone for its readers, whatever the clean-up does next.
+		await deps.announce(memoEvents.deleted, memoChangeEvent(memo, caller, now));
 		await runCleanup(deps, "purge", [id]);
 		return;
 	}
 	const changed = await memos.update({ _id: id, deleteTime: null }, { $set: { deleteTime: now, cleanup: "hide" } });
 	if (changed === 0) throw notFound(`memo "memos/${id}" not found`);
+	await deps.announce(memoEvents.deleted, memoChangeEvent(memo, caller, now));
 	await runCleanup(deps, "hide", [id]);
 }
 

@@ -17,6 +17,8 @@ import {
 	readVisibility
 } from "./memo-fields.js";
 import { attachmentsFollow, checkSpaceMove } from "./memo-space-changes.js";
+import { memoChangeEvent } from "./memo-events.js";
+import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { assertRelatable, parseReferences, replaceReferences } from "./relations.js";
 
@@ -142,5 +144,6 @@ export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, pa
 	await attachmentsFollow(deps, memo, updated);
 	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(updated), changes.attachments, true);
 	if (relatedIds !== undefined) await replaceReferences(store, id, relatedIds, now);
+	await deps.announce(memoEvents.updated, memoChangeEvent(updated, caller, now));
 	return updated;
 }

@@ -1,6 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
 import type { LinkTarget } from "../attachments/attachments.contract.js";
 import type { LinkMetadataDeps } from "./link-metadata/link-metadata.js";
+import type { AnnounceChange } from "./memo-events.js";
 import type { Visibility } from "./memo-doc.js";
 import type { SpaceRoles } from "./memo-spaces.js";
 import type { MemosStore } from "./memos-store.js";
@@ -44,4 +45,6 @@ export interface MemosDeps {
 	countCreated(kind: "memo" | "comment"): void;
 	/** GetLinkMetadata's cache and address rule (contract 7.12). */
 	links: LinkMetadataDeps;
+	/** Broadcasts a change once it is stored (contract 17). */
+	announce: AnnounceChange;
 }

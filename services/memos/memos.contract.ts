@@ -1,4 +1,4 @@
-import { defineAction, defineApiAction } from "../../shared/contract.js";
+import { defineAction, defineApiAction, defineEvent } from "../../shared/contract.js";
 import type { UserDataParams } from "../auth/auth.contract.js";
 
 /** The memos service's published boundary: what other services and the gateway may use of it. */
@@ -58,4 +58,41 @@ export const memosActions = {
 	deleteUserData: defineAction<UserDataParams, void>("memos.deleteUserData"),
 	/** The memos counter of InstanceStats (contract 4.11), for the instance service. */
 	stats: defineAction<undefined, { memoCount: number }>("memos.stats")
+} as const;
+
+/**
+ * A change to a memo, a comment or a reaction, broadcast by the memos service after it is
+ * stored (contract 17). Ids only, never content: a consumer that shows anything reads the memo
+ * through the memos service, under the read rule of its reader. Users are named by their
+ * internal id (`users/{id}`, stable across renames; `authActions.lookupUsers` resolves them).
+ */
+export interface MemoChangeEvent {
+	/** `memos/{id}`: the memo changed; the new comment for `memo.comment.created`; the reacted memo for reactions. */
+	memo: string;
+	/** `users/{id}`: the creator of `memo`. */
+	creator: string;
+	/** The space of `memo`, or null. */
+	spaceId: string | null;
+	/** `memos/{id}`: the memo `memo` comments on, when `memo` is a comment. */
+	parent?: string;
+	/** `users/{id}`: who made the change. */
+	actor: string;
+	/** When the change was made, RFC 3339. */
+	at: string;
+}
+
+/**
+ * Every event the memos service broadcasts (contract 17), to every instance of every subscriber
+ * (moleculer events are fire-and-forget: a consumer that must not miss one keeps its own record).
+ * A new comment is `memo.comment.created` only, never `memo.created` too.
+ */
+export const memoEvents = {
+	created: defineEvent<MemoChangeEvent>("memo.created"),
+	updated: defineEvent<MemoChangeEvent>("memo.updated"),
+	deleted: defineEvent<MemoChangeEvent>("memo.deleted"),
+	commentCreated: defineEvent<MemoChangeEvent>("memo.comment.created"),
+	reactionUpserted: defineEvent<MemoChangeEvent>("memo.reaction.upserted"),
+	reactionDeleted: defineEvent<MemoChangeEvent>("memo.reaction.deleted"),
+	/** Every change above, for handlers (`ctx.eventName` tells which). */
+	changed: defineEvent<MemoChangeEvent>("memo.**")
 } as const;

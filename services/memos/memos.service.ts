@@ -2,7 +2,7 @@ import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSche
 import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { signedIn, type RequestMeta } from "../../shared/caller.js";
-import { call } from "../../shared/contract.js";
+import { broadcast, call } from "../../shared/contract.js";
 import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
@@ -284,7 +284,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: Ctx<{ memo?: unknown; reaction?: unknown }>): Promise<void> {
 				const caller = ctx.meta.user;
 				if (!caller) throw unauthenticated();
-				await deleteMemoReaction(this.deps(ctx).store, caller, pathId(ctx.params.memo), pathId(ctx.params.reaction));
+				await deleteMemoReaction(this.deps(ctx), caller, pathId(ctx.params.memo), pathId(ctx.params.reaction), requestTime(ctx));
 			}
 		},
 
@@ -450,6 +450,9 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				},
 				contentLengthLimit: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
 				countCreated: kind => countMemoCreated(this.broker, kind),
+				// The broker's, not the request's: handlers run without the caller's meta, as no one's request.
+				announce: (event, payload) =>
+					broadcast(this.broker, event, payload).catch((err: unknown) => this.logger.error(errorLog(err), `broadcasting ${event.name} failed`)),
 				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks }
 			};
 		},

@@ -8,6 +8,8 @@ import { toTimestamp } from "../../shared/proto-json.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { assertReadable } from "./memo-access.js";
 import type { ReactionDoc } from "./memo-doc.js";
+import { memoChangeEvent } from "./memo-events.js";
+import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import type { MemosStore } from "./memos-store.js";
 
@@ -68,8 +70,10 @@ async function upsertReaction(store: MemosStore, memoId: string, creatorId: stri
 
 /** UpsertMemoReaction (contract 7.10): read access to the memo; the Reaction message. */
 export async function upsertMemoReaction(deps: MemosDeps, caller: Caller, id: string, reactionType: string, now: number): Promise<Record<string, unknown>> {
-	assertReadable(await deps.store.memos.findOne({ _id: id }), id, caller, await deps.peers.spacesOf(caller));
+	const memo = await deps.store.memos.findOne({ _id: id });
+	assertReadable(memo, id, caller, await deps.peers.spacesOf(caller));
 	const doc = await upsertReaction(deps.store, id, caller.id, reactionType, now);
+	await deps.announce(memoEvents.reactionUpserted, memoChangeEvent(memo, caller, now));
 	const names = await deps.peers.userNames([caller.id]);
 	return toReactionJson(doc, names.get(caller.id) ?? `users/${caller.username}`);
 }
@@ -95,10 +99,13 @@ export async function listMemoReactions(
 }
 
 /** DeleteMemoReaction (contract 7.10): its creator or an instance ADMIN; another memo's reaction is NOT_FOUND. */
-export async function deleteMemoReaction(store: MemosStore, caller: Caller, memoId: string, reactionId: string): Promise<void> {
+export async function deleteMemoReaction(deps: MemosDeps, caller: Caller, memoId: string, reactionId: string, now: number): Promise<void> {
+	const { store } = deps;
 	const memo = await store.memos.findOne({ _id: memoId, deleteTime: null });
 	const reaction = memo === null ? null : await store.reactions.findOne({ _id: reactionId, memoId });
-	if (reaction === null) throw notFound(`reaction "${formatReactionName(memoId, reactionId)}" not found`);
+	if (memo === null || reaction === null) throw notFound(`reaction "${formatReactionName(memoId, reactionId)}" not found`);
 	if (reaction.creatorId !== caller.id && caller.role !== "ADMIN") throw permissionDenied("only the reaction's creator or an admin may delete it");
-	await store.reactions.remove({ _id: reactionId, memoId });
+	// Removed by a concurrent delete: that one announced it.
+	if ((await store.reactions.remove({ _id: reactionId, memoId })) === 0) return;
+	await deps.announce(memoEvents.reactionDeleted, memoChangeEvent(memo, caller, now));
 }

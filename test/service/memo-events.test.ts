@@ -1,0 +1,138 @@
+import { ServiceBroker, type Context } from "moleculer";
+import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
+import { authActions } from "../../services/auth/auth.contract.js";
+import MemosService from "../../services/memos/memos.service.js";
+import { memoEvents, memosActions, type MemoChangeEvent } from "../../services/memos/memos.contract.js";
+import { spacesActions } from "../../services/spaces/spaces.contract.js";
+import type { Caller } from "../../shared/caller.js";
+import { call, onEvent } from "../../shared/contract.js";
+import { loadConfig } from "../../shared/runtime/config.js";
+import { attachResources } from "../../shared/runtime/resources.js";
+import { settingValue } from "../../shared/settings/instance-settings.contract.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import { fake, fakeService } from "../support/fake-service.js";
+import { waitFor } from "../support/processes.js";
+import { rejectionOf } from "../support/service-errors.js";
+
+/**
+ * The change events of the memos service (contract 17), as a subscriber on another service of
+ * the broker hears them: one per stored change, after it, ids only.
+ */
+
+const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
+const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
+const users = [alice, bob];
+
+interface Heard {
+	event: string;
+	payload: MemoChangeEvent;
+}
+
+let broker: ServiceBroker;
+let documents: SqliteDocumentStore;
+const heard: Heard[] = [];
+const time = Date.UTC(2026, 2, 1, 9, 30);
+const at = new Date(time).toISOString();
+
+const as = (user: Caller) => ({ meta: { user, requestTime: time } });
+
+/** The events heard since the last call, once `count` of them arrived. */
+async function next(count: number): Promise<Heard[]> {
+	await waitFor(`${count} memo event(s)`, async () => (heard.length >= count ? true : undefined), 10000);
+	return heard.splice(0, heard.length);
+}
+
+beforeAll(async () => {
+	documents = new SqliteDocumentStore({ dir: null });
+	broker = new ServiceBroker({ logger: false });
+	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
+	broker.createService(MemosService);
+	broker.createService(
+		fakeService("auth", [
+			fake(authActions.lookupUsers, ctx => {
+				const { ids = [], usernames = [] } = ctx.params;
+				return users.filter(u => ids.includes(u.id) || usernames.includes(u.username)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }));
+			}),
+			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const)
+		])
+	);
+	broker.createService(
+		fakeService("spaces", [
+			fake(spacesActions.membershipsOf, ctx => (ctx.params.userId === alice.id ? [{ spaceId: "s1", role: "ADMIN" as const }] : [])),
+			fake(spacesActions.spaceMembers, () => ({ exists: true, roles: {} }))
+		])
+	);
+	broker.createService(
+		fakeService("attachments", [
+			fake(attachmentsActions.linkForMemo, () => undefined),
+			fake(attachmentsActions.forMemos, () => ({})),
+			fake(attachmentsActions.setMemosDeleted, () => undefined),
+			fake(attachmentsActions.deleteForMemos, () => undefined),
+			fake(attachmentsActions.followMemo, () => undefined),
+			fake(attachmentsActions.leaveSpace, () => undefined)
+		])
+	);
+	broker.createService(fakeService("instance", [fake(settingValue, () => ({ contentLengthLimit: 8192 }))]));
+	broker.createService({
+		name: "listener",
+		events: onEvent(memoEvents.changed, (ctx: Context<MemoChangeEvent>) => {
+			heard.push({ event: String(ctx.eventName), payload: ctx.params });
+		})
+	});
+	await broker.start();
+});
+
+afterAll(async () => {
+	await broker.stop();
+	await documents.close();
+});
+
+describe("memo change events (contract 17)", () => {
+	test("create, update and delete of a memo, each with ids only", async () => {
+		await call(broker, memosActions.createMemo, { memoId: "m1", memo: { content: "secret words", visibility: "SPACE", space: "spaces/s1" } }, as(alice));
+		const base = { memo: "memos/m1", creator: "users/u-alice", spaceId: "s1", actor: "users/u-alice", at };
+		expect(await next(1)).toEqual([{ event: "memo.created", payload: base }]);
+
+		await call(broker, memosActions.updateMemo, { memo: "m1", updateMask: "content", patch: { content: "other words" } }, as(alice));
+		expect(await next(1)).toEqual([{ event: "memo.updated", payload: base }]);
+
+		await call(broker, memosActions.deleteMemo, { memo: "m1" }, as(alice));
+		const [deleted] = await next(1);
+		expect(deleted).toEqual({ event: "memo.deleted", payload: base });
+		expect(JSON.stringify(deleted)).not.toContain("words");
+	});
+
+	test("a comment is memo.comment.created with its parent, never memo.created too; reactions name the reacted memo", async () => {
+		await call(broker, memosActions.createMemo, { memoId: "m2", memo: { content: "hello", visibility: "PROTECTED" } }, as(alice));
+		await next(1);
+		await call(broker, memosActions.createMemoComment, { memo: "m2", commentId: "c1", comment: { content: "a reply", visibility: "PROTECTED" } }, as(bob));
+		expect(await next(1)).toEqual([
+			{ event: "memo.comment.created", payload: { memo: "memos/c1", creator: "users/u-bob", spaceId: null, parent: "memos/m2", actor: "users/u-bob", at } }
+		]);
+
+		const reaction = await call(broker, memosActions.upsertMemoReaction, { memo: "c1", reaction: { reactionType: "👍" } }, as(alice));
+		const onComment = { memo: "memos/c1", creator: "users/u-bob", spaceId: null, parent: "memos/m2", actor: "users/u-alice", at };
+		expect(await next(1)).toEqual([{ event: "memo.reaction.upserted", payload: onComment }]);
+
+		const reactionId = String(reaction.name).split("/").pop();
+		await call(broker, memosActions.deleteMemoReaction, { memo: "c1", reaction: reactionId }, as(alice));
+		expect(await next(1)).toEqual([{ event: "memo.reaction.deleted", payload: onComment }]);
+
+		await call(broker, memosActions.updateMemo, { memo: "c1", updateMask: "content", patch: { content: "edited" } }, as(bob));
+		expect(await next(1)).toEqual([{ event: "memo.updated", payload: { ...onComment, actor: "users/u-bob" } }]);
+	});
+
+	test("a refused change announces nothing", async () => {
+		await call(broker, memosActions.createMemo, { memoId: "m3", memo: { content: "mine" } }, as(alice));
+		await next(1);
+		expect((await rejectionOf(call(broker, memosActions.updateMemo, { memo: "m3", updateMask: "content", patch: { content: "x" } }, as(bob)))).type).toBe(
+			"PERMISSION_DENIED"
+		);
+		expect((await rejectionOf(call(broker, memosActions.deleteMemo, { memo: "m3" }, as(bob)))).type).toBe("PERMISSION_DENIED");
+		// A later change's event is the next one heard: the refused ones left none before it.
+		await call(broker, memosActions.deleteMemo, { memo: "m3", force: true }, as(alice));
+		expect(await next(1)).toEqual([
+			{ event: "memo.deleted", payload: { memo: "memos/m3", creator: "users/u-alice", spaceId: null, actor: "users/u-alice", at } }
+		]);
+	});
+});
