@@ -289,6 +289,23 @@ describe("parseBytes / toBytes", () => {
 		expectInvalidArgument(() => parseBytes(text, "content"), "content");
 	});
 
+	test("accepts exactly the texts of the base64 grammar, and decodes them as Buffer.from does", () => {
+		// The grammar spelled as patterns: parseBytes checks it through the decoder instead.
+		const grammatical = (text: string) => {
+			const data = text.replace(/={1,2}$/, "");
+			const padding = text.length - data.length;
+			return (/^[A-Za-z0-9+/]*$/.test(data) || /^[A-Za-z0-9_-]*$/.test(data)) && data.length % 4 !== 1 && (padding === 0 || (data.length + padding) % 4 === 0);
+		};
+		const character = fc.constantFrom(..."AQYZaqz09+/-_= \n!.\u00e9\u65e5");
+		fc.assert(
+			fc.property(fc.oneof(fc.string({ unit: character, maxLength: 24 }), fc.uint8Array({ maxLength: 24 }).map(bytes => Buffer.from(bytes).toString("base64"))), text => {
+				if (grammatical(text)) expect(parseBytes(text, "content").equals(Buffer.from(text, "base64"))).toBe(true);
+				else expectInvalidArgument(() => parseBytes(text, "content"), "content");
+			}),
+			{ numRuns: 2000 }
+		);
+	});
+
 	test.each([null, undefined, 0, [1, 2], {}, Buffer.from("x")])("rejects the non-string %p", (value) => {
 		expectInvalidArgument(() => parseBytes(value, "content"), "content");
 	});
