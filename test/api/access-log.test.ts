@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { freePort, startProcess, waitFor, type Proc } from "../support/processes.js";
+import { GATEWAY_LISTENING } from "../support/cluster.js";
+import { startProcess, waitFor, type Proc } from "../support/processes.js";
 import { authHeaders, signIn, signUp } from "../support/users.js";
 
 /** The access log as an operator sees it: the app's own process at LOG_LEVEL=info (run `npm run build` first). */
@@ -16,16 +17,16 @@ describe("access log", () => {
 
 	beforeAll(async () => {
 		dataDir = await mkdtemp(path.join(os.tmpdir(), "memos-access-log-"));
-		const port = await freePort();
-		baseUrl = `http://127.0.0.1:${port}`;
+		// Port 0: the app binds a free port itself and reports it (no port picked here and taken by another socket).
 		proc = startProcess(process.execPath, [MAIN], {
 			HOST: "127.0.0.1",
-			PORT: String(port),
-			HEALTH_PORT: String(await freePort()),
+			PORT: "0",
+			HEALTH_PORT: "0",
 			METRICS_ENABLED: "false",
 			LOG_LEVEL: "info",
 			DATA_DIR: dataDir
 		});
+		baseUrl = (await proc.reported("the app's port", GATEWAY_LISTENING))[1] as string;
 		await waitFor("the app", async () => ((await fetch(`${baseUrl}/readyz`)).status === 200 ? true : undefined));
 	}, 60000);
 

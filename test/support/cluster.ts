@@ -52,7 +52,7 @@ export interface Cluster {
 }
 
 /** The gateway's start-up line (moleculer-web, logged at info level). */
-const GATEWAY_LISTENING = /API Gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
+export const GATEWAY_LISTENING = /API Gateway listening on (http:\/\/127\.0\.0\.1:\d+)/;
 /** nats-server's start-up line. */
 const NATS_LISTENING = /Listening for client connections on 127\.0\.0\.1:(\d+)/;
 
