@@ -14,7 +14,7 @@ type Webhook = { name: string; url: string; displayName: string; createTime: str
 const PUBLIC_URL = "https://93.184.216.34/hooks/memos";
 
 async function create(as: Session, body: Record<string, unknown>, username = as.user.username) {
-	return api.request<Webhook>("POST", `/users/${username}/webhooks`, { as, body });
+	return api.request<Webhook & { code?: number }>("POST", `/users/${username}/webhooks`, { as, body });
 }
 
 async function list(as: Session, username = as.user.username): Promise<Webhook[]> {
