@@ -27,6 +27,9 @@ export interface AvatarImage {
 /** Longer strings are no token of ours; refused before any parsing. */
 export const ACCESS_TOKEN_MAX_LENGTH = 2048;
 
+/** BatchGetUsers answers at most this many usernames per call (contract 16). */
+export const BATCH_GET_USERS_MAX = 100;
+
 /** Who to look up: internal ids and/or usernames. */
 export interface LookupUsersParams {
 	ids?: string[];

@@ -1,11 +1,10 @@
 import type { Caller } from "../../shared/caller.js";
 import { invalidArgument } from "../../shared/errors.js";
 import type { Collection } from "../../shared/store/document-store.js";
+import { BATCH_GET_USERS_MAX as MAX_USERNAMES } from "./auth.contract.js";
 import type { UserDoc } from "./user-doc.js";
 import { mayReadEmail } from "./user-access.js";
 import { toUserJson } from "./user-json.js";
-
-const MAX_USERNAMES = 100;
 
 /**
  * BatchGetUsers (contract 16, `users:batchGet`): the active users of up to 100 usernames, in the

@@ -82,6 +82,10 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	GetShortcut: { tag: "ShortcutService", response: "Shortcut" },
 	UpdateShortcut: { tag: "ShortcutService", query: ["updateMask"], request: "Shortcut", response: "Shortcut" },
 	DeleteShortcut: { tag: "ShortcutService" },
+	// Contract 17
+	ListUserNotifications: { tag: "UserService", query: [...PAGE, "filter"], response: "ListUserNotificationsResponse", description: "`filter` is not supported: a non-empty one is INVALID_ARGUMENT." },
+	UpdateUserNotification: { tag: "UserService", query: ["updateMask"], request: "UserNotification", response: "UserNotification" },
+	DeleteUserNotification: { tag: "UserService" },
 	// Contract 7
 	ListMemos: { tag: "MemoService", query: [...PAGE, "state", "orderBy", "filter", "showDeleted"], response: "ListMemosResponse" },
 	CreateMemo: { tag: "MemoService", query: ["memoId"], request: "Memo", response: "Memo" },

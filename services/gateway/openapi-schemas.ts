@@ -298,6 +298,23 @@ export const SCHEMAS = {
 	}),
 	ListUserWebhooksResponse: obj({ webhooks: arr(ref("UserWebhook")) }),
 	GetUserWebhookSigningSecretResponse: obj({ signingSecret: str("`whsec_<base64>` unless the user gave another") }),
+	UserNotification: obj({
+		name: out(str("users/{username}/notifications/{id}")),
+		sender: out(str("users/{username}")),
+		senderUser: out(ref("User")),
+		status: enumOf("STATUS_UNSPECIFIED", "UNREAD", "ARCHIVED"),
+		createTime: out(time()),
+		type: out(enumOf("TYPE_UNSPECIFIED", "MEMO_COMMENT", "MEMO_MENTION")),
+		memoComment: out(ref("UserNotificationMemoPayload")),
+		memoMention: out(ref("UserNotificationMemoPayload"))
+	}),
+	UserNotificationMemoPayload: obj({
+		memo: str("memos/{memo}: the comment (MEMO_COMMENT) or the memo with the mention (MEMO_MENTION); the payload is omitted unless the recipient can read it"),
+		relatedMemo: str("memos/{memo} of the commented memo; empty when there is none or the recipient cannot read it"),
+		memoSnippet: str(),
+		relatedMemoSnippet: str()
+	}),
+	ListUserNotificationsResponse: page("notifications", "UserNotification"),
 	CreatePersonalAccessTokenResponse: obj({ personalAccessToken: ref("PersonalAccessToken"), token: str("memos_pat_ and 32 base62 characters; shown only here") })
 } satisfies Record<string, Schema>;
 

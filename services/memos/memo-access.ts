@@ -24,6 +24,11 @@ export function canRead(memo: MemoDoc, caller: Caller | null, spaces: SpaceRoles
 	}
 }
 
+/** Whether the read rule of contract 1.10 lets `caller` read `memo` (the answer of assertReadable as a boolean). */
+export function mayRead(memo: MemoDoc | null | undefined, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): memo is MemoDoc {
+	return memo !== null && memo !== undefined && memo.deleteTime === null && (memo.state !== "ARCHIVED" || caller?.id === memo.creatorId) && canRead(memo, caller, spaces);
+}
+
 /**
  * The read rule of contract 1.10, in its order: missing or deleted, then archived and not
  * the creator's (NOT_FOUND, admins included), then readable, then anonymous

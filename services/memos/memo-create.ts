@@ -19,6 +19,7 @@ import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
+import { mayNotify, notifySaved } from "./notifications/notify-memo.js";
 import { addReferences, assertRelatable, parseReferences } from "./relations.js";
 
 export interface CreateMemoParams {
@@ -100,7 +101,8 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 		location: input.location,
 		spaceId: input.spaceId,
 		parentId,
-		deleteTime: null
+		deleteTime: null,
+		...(mayNotify(input.content, parentId) ? { notifyPending: now } : {})
 	};
 	const target = linkTarget(memo);
 	if (input.attachments !== undefined) await deps.peers.linkAttachments(target, input.attachments, false);
@@ -114,6 +116,7 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	deps.countCreated(parentId === null ? "memo" : "comment");
 	const attachments = input.attachments === undefined ? [] : ((await deps.peers.linkAttachments(target, input.attachments, true)) ?? []);
 	await addReferences(deps.store, memo._id, relatedIds, now);
+	await notifySaved(deps, memo, now);
 	// A comment is announced by CreateMemoComment, once it is sure to stay one.
 	if (parentId === null) await deps.announce(memoEvents.created, memoChangeEvent(memo, caller, now));
 	return { memo, attachments };

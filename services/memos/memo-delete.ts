@@ -38,7 +38,8 @@ export async function purgeExpiredMemos(deps: MemosDeps, now: number): Promise<n
 }
 
 /**
- * For DeleteUser (contract 2.4): the user's reactions, share links and shortcuts, and their memos purged
+ * For DeleteUser (contract 2.4): the user's reactions, share links, shortcuts and the notifications they
+ * received or sent (as upstream), and their memos purged
  * as with `force` (others' comments on them survive as ordinary memos). Idempotent.
  */
 export async function deleteUserData(deps: MemosDeps, userId: string, now: number): Promise<void> {
@@ -46,6 +47,8 @@ export async function deleteUserData(deps: MemosDeps, userId: string, now: numbe
 	await store.reactions.remove({ creatorId: userId }, { multi: true });
 	await store.shares.remove({ creatorId: userId }, { multi: true });
 	await store.shortcuts.remove({ userId }, { multi: true });
+	await store.notifications.remove({ recipientId: userId }, { multi: true });
+	await store.notifications.remove({ senderId: userId }, { multi: true });
 	// Marked before they turn deleted, so that no memo is deleted without its clean-up pending.
 	await store.memos.update({ creatorId: userId }, { $set: { cleanup: "purge" } }, { multi: true });
 	await store.memos.update({ creatorId: userId, deleteTime: null }, { $set: { deleteTime: now } }, { multi: true });

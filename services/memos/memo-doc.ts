@@ -42,6 +42,8 @@ export interface MemoDoc {
 	deleteTime: number | null;
 	/** What is left of the memo's deletion while it is half-done (memo-cleanup.ts). */
 	cleanup?: "hide" | "purge" | null;
+	/** When a save that may notify someone (a comment, a mention) was stored, until its notifications are (notify-memo.ts). */
+	notifyPending?: number;
 	[key: string]: unknown;
 }
 

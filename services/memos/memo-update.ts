@@ -20,6 +20,7 @@ import { attachmentsFollow, checkSpaceMove } from "./memo-space-changes.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
+import { mayNotify, notifySaved } from "./notifications/notify-memo.js";
 import { assertRelatable, parseReferences, replaceReferences } from "./relations.js";
 
 /** The mask paths of contract 7.5. */
@@ -138,12 +139,16 @@ export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, pa
 	if (relatedIds !== undefined) await assertRelatable(store, relatedIds, caller, spaces);
 	await checkSpaceMove(deps, caller, memo, changes.spaceId);
 	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(memo), changes.attachments, false);
-	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, memoUpdate(memo, changes));
+	const update = memoUpdate(memo, changes);
+	// Any save may change who can read the memo's mentions (contract 17): each is judged again.
+	if (mayNotify(changes.content ?? memo.content, memo.parentId)) update.$set = { ...update.$set, notifyPending: now };
+	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, update);
 	// Deleted between the read and the write.
 	if (updated === null) throw notFound(`memo "memos/${id}" not found`);
 	await attachmentsFollow(deps, memo, updated);
 	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(updated), changes.attachments, true);
 	if (relatedIds !== undefined) await replaceReferences(store, id, relatedIds, now);
+	await notifySaved(deps, updated, now);
 	await deps.announce(memoEvents.updated, memoChangeEvent(updated, caller, now));
 	return updated;
 }

@@ -1,5 +1,6 @@
 import type { Caller } from "../../shared/caller.js";
 import type { LinkTarget } from "../attachments/attachments.contract.js";
+import type { UserRef } from "../auth/auth.contract.js";
 import type { LinkMetadataDeps } from "./link-metadata/link-metadata.js";
 import type { AnnounceChange } from "./memo-events.js";
 import type { Visibility } from "./memo-doc.js";
@@ -21,6 +22,8 @@ export interface MemosPeers {
 	defaultVisibility(userId: string): Promise<Visibility>;
 	/** User ids per username, in one call. */
 	userIds(usernames: string[]): Promise<Map<string, string>>;
+	/** The users of these usernames, whatever their state, in one call; unknown ones are left out. */
+	users(usernames: string[]): Promise<UserRef[]>;
 	/** Checks (`apply` false) or applies the `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5, 7.9). */
 	linkAttachments(memo: LinkTarget, attachments: unknown, apply: boolean): Promise<Record<string, unknown>[] | undefined>;
 	/** The attachments of these memos in display order, in one call. */
@@ -47,4 +50,6 @@ export interface MemosDeps {
 	links: LinkMetadataDeps;
 	/** Broadcasts a change once it is stored (contract 17). */
 	announce: AnnounceChange;
+	/** A step after a stored change failed and is left to a repair pass (notify-memo.ts): logged as a warning. */
+	leftForRepair(err: unknown, what: string): void;
 }

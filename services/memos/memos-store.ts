@@ -1,6 +1,7 @@
 import { nextSequence } from "../../shared/sequence.js";
 import type { Collection, DocumentStore, IndexSpec } from "../../shared/store/document-store.js";
 import type { MemoDoc, ReactionDoc, RelationDoc, ShareDoc } from "./memo-doc.js";
+import { ensureNotificationIndexes, type NotificationDoc } from "./notifications/notification-doc.js";
 import type { ShortcutDoc } from "./shortcuts.js";
 
 const MEMOS = "memos";
@@ -8,6 +9,7 @@ const MEMO_RELATIONS = "memo_relations";
 const MEMO_REACTIONS = "memo_reactions";
 const MEMO_SHARES = "memo_shares";
 const MEMO_SHORTCUTS = "memo_shortcuts";
+const MEMO_NOTIFICATIONS = "memo_notifications";
 const SEQUENCES = "memo_sequences";
 
 /** The memos service's collections: memos and what each memo owns besides its document, and the creation counter. */
@@ -19,6 +21,8 @@ export interface MemosStore {
 	shares: Collection<ShareDoc>;
 	/** Users' saved memo filters (contract 16). */
 	shortcuts: Collection<ShortcutDoc>;
+	/** Users' inboxes: MEMO_COMMENT and MEMO_MENTION notifications (contract 17). */
+	notifications: Collection<NotificationDoc>;
 	/** The creation sequence that breaks ties between equal sort keys (contract 6.4): unique and increasing across replicas. */
 	nextSeq(): Promise<number>;
 }
@@ -30,6 +34,7 @@ export function memosStore(documents: DocumentStore): MemosStore {
 		reactions: documents.collection<ReactionDoc>(MEMO_REACTIONS),
 		shares: documents.collection<ShareDoc>(MEMO_SHARES),
 		shortcuts: documents.collection<ShortcutDoc>(MEMO_SHORTCUTS),
+		notifications: documents.collection<NotificationDoc>(MEMO_NOTIFICATIONS),
 		nextSeq: () => nextSequence(documents, SEQUENCES, MEMOS)
 	};
 }
@@ -61,8 +66,9 @@ const MEMO_INDEXES: readonly IndexSpec[] = [
 	{ fields: { deleteTime: 1 } },
 	{ fields: { spaceId: 1, deleteTime: 1 } },
 	{ fields: { creatorId: 1 } },
-	// The repair pass: memos whose deletion is half-done (memo-cleanup.ts).
-	{ fields: { cleanup: 1 } }
+	// The repair passes: memos whose deletion is half-done (memo-cleanup.ts), whose notifications may be (notify-memo.ts).
+	{ fields: { cleanup: 1 } },
+	{ fields: { notifyPending: 1 } }
 ];
 
 export async function ensureMemosIndexes(store: MemosStore): Promise<void> {
@@ -79,6 +85,7 @@ export async function ensureMemosIndexes(store: MemosStore): Promise<void> {
 	await store.shares.ensureIndex({ fields: { creatorId: 1 } });
 	// A user's shortcuts in list order; a deleted user's.
 	await store.shortcuts.ensureIndex({ fields: { userId: 1, createTime: 1, _id: 1 } });
+	await ensureNotificationIndexes(store.notifications);
 }
 
 /** A purged memo takes its reactions and share links along (contract 7.6); relations go at deletion (relations.ts, detachMemos). */

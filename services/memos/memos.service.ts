@@ -13,7 +13,7 @@ import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
-import { authActions } from "../auth/auth.contract.js";
+import { authActions, BATCH_GET_USERS_MAX } from "../auth/auth.contract.js";
 import { spacesActions, spacesEvents, type SpaceMemberEvent } from "../spaces/spaces.contract.js";
 import { createMemoComment, listMemoComments } from "./comments.js";
 import { linkMetadata, linkMetadataCache, parseLinkUrl, parseLinkUrls, type LinkMetadataCache } from "./link-metadata/link-metadata.js";
@@ -31,6 +31,8 @@ import { updateMemo, type UpdateMemoParams } from "./memo-update.js";
 import type { MemoAccessInfo } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { ensureMemosIndexes, memosStore } from "./memos-store.js";
+import { notifyPendingMemos } from "./notifications/notify-memo.js";
+import { deleteUserNotification, listUserNotifications, updateUserNotification, type NotificationDeps, type UpdateUserNotificationParams } from "./notifications/user-notifications.js";
 import { deleteMemoReaction, listMemoReactions, parseReactionType, upsertMemoReaction } from "./reactions.js";
 import { listMemoRelations, setMemoRelations } from "./relations.js";
 import { createMemoShare, deleteMemoShare, listMemoShares, liveSharedMemo, toShareJson } from "./shares.js";
@@ -48,6 +50,8 @@ const MEMBERSHIP_CACHE_USERS = 10_000;
 interface MemosSettings extends ServiceSettingSchema {
 	/** How often soft-deleted memos past their retention are looked for. */
 	purgeIntervalMs: number;
+	/** How often memos whose notifications may be missing are looked for (notify-memo.ts). */
+	notifyRepairIntervalMs: number;
 }
 
 interface MemosMethods extends InstanceSettingsMethods {
@@ -56,6 +60,8 @@ interface MemosMethods extends InstanceSettingsMethods {
 	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
 	clockNow(): number;
 	purgeExpiredMemos(now: number): Promise<number>;
+	/** The notifications' repair pass (notify-memo.ts); returns how many memos it handled. */
+	notifyPendingMemos(now: number): Promise<number>;
 }
 
 interface MemosVars {
@@ -63,6 +69,7 @@ interface MemosVars {
 	membershipCache: BoundedCache<string, Promise<SpaceRoles>>;
 	linkCache: LinkMetadataCache;
 	purgeTimer?: NodeJS.Timeout;
+	notifyTimer?: NodeJS.Timeout;
 	/** The start-up repair pass, awaited on stop so that it never outlives the store. */
 	startRepair?: Promise<void>;
 	stopping?: boolean;
@@ -97,6 +104,23 @@ async function userStatsDeps(deps: MemosDeps, ctx: Ctx<unknown>): Promise<UserSt
 	};
 }
 
+/** What the notification operations read with, for the caller of `ctx`; sender User messages in batches BatchGetUsers accepts. */
+function notificationDeps(deps: MemosDeps, ctx: Ctx<unknown>): NotificationDeps {
+	return {
+		notifications: deps.store.notifications,
+		memos: deps.store.memos,
+		userIds: usernames => deps.peers.userIds(usernames),
+		userNames: ids => deps.peers.userNames(ids),
+		async usersJson(usernames) {
+			const batches: string[][] = [];
+			for (let i = 0; i < usernames.length; i += BATCH_GET_USERS_MAX) batches.push(usernames.slice(i, i + BATCH_GET_USERS_MAX));
+			const answers = await Promise.all(batches.map(batch => call(ctx, authActions.batchGetUsers, { usernames: batch })));
+			return answers.flatMap(answer => answer.users as Record<string, unknown>[]);
+		},
+		spacesOf: caller => deps.peers.spacesOf(caller)
+	};
+}
+
 function shortcutDeps(deps: MemosDeps, ctx: Ctx<unknown>): ShortcutDeps {
 	return { shortcuts: deps.store.shortcuts, userIds: usernames => deps.peers.userIds(usernames), now: () => requestTime(ctx) };
 }
@@ -108,7 +132,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
 
 	settings: {
-		purgeIntervalMs: 60 * 60 * 1000
+		purgeIntervalMs: 60 * 60 * 1000,
+		notifyRepairIntervalMs: 60 * 1000
 	},
 
 	actions: {
@@ -155,6 +180,26 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		deleteShortcut: {
 			async handler(ctx: Ctx<{ user?: unknown; shortcut?: unknown }>): Promise<void> {
 				await deleteShortcut(shortcutDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
+			}
+		},
+
+		/** ListUserNotifications (contract 17): `users/{user}/notifications`, the recipient only. */
+		listUserNotifications: {
+			handler(ctx: Ctx<{ user?: unknown; pageSize?: unknown; pageToken?: unknown; filter?: unknown }>) {
+				return listUserNotifications(notificationDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
+			}
+		},
+
+		/** UpdateUserNotification (contract 17): its `status`. */
+		updateUserNotification: {
+			handler(ctx: Ctx<UpdateUserNotificationParams>) {
+				return updateUserNotification(notificationDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
+			}
+		},
+
+		deleteUserNotification: {
+			async handler(ctx: Ctx<{ user?: unknown; notification?: unknown }>): Promise<void> {
+				await deleteUserNotification(notificationDeps(this.deps(ctx), ctx), ctx.params, signedIn(ctx));
 			}
 		},
 
@@ -441,6 +486,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 						const users = await call(caller, authActions.lookupUsers, { usernames });
 						return new Map(users.map(user => [user.username, user.id]));
 					},
+					users: usernames => call(caller, authActions.lookupUsers, { usernames }),
 					linkAttachments: (memo, attachments, apply) => call(caller, attachmentsActions.linkForMemo, { memo, attachments, apply }),
 					attachmentsOf: async memoIds => (memoIds.length === 0 ? {} : call(caller, attachmentsActions.forMemos, { memoIds })),
 					deleteAttachments: memoIds => call(caller, attachmentsActions.deleteForMemos, { memoIds }),
@@ -453,7 +499,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				// The broker's, not the request's: handlers run without the caller's meta, as no one's request.
 				announce: (event, payload) =>
 					broadcast(this.broker, event, payload).catch((err: unknown) => this.logger.error(errorLog(err), `broadcasting ${event.name} failed`)),
-				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks }
+				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks },
+				leftForRepair: (err, what) => this.logger.warn(errorLog(err), `${what} failed; the repair pass will complete them`)
 			};
 		},
 
@@ -463,6 +510,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 		purgeExpiredMemos(now: number): Promise<number> {
 			return purgeExpiredMemos(this.deps(this.broker), now);
+		},
+
+		notifyPendingMemos(now: number): Promise<number> {
+			return notifyPendingMemos(this.deps(this.broker), now);
 		}
 	},
 
@@ -483,11 +534,17 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			this.purgeExpiredMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "purging deleted memos failed"));
 		}, this.settings.purgeIntervalMs);
 		this.purgeTimer.unref();
+		// Every replica runs it: a second run over the same memo adds nothing (notify-memo.ts).
+		this.notifyTimer = setInterval(() => {
+			this.notifyPendingMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "completing pending notifications failed"));
+		}, this.settings.notifyRepairIntervalMs);
+		this.notifyTimer.unref();
 	},
 
 	async stopped() {
 		this.stopping = true;
 		clearInterval(this.purgeTimer);
+		clearInterval(this.notifyTimer);
 		await this.startRepair;
 	}
 };

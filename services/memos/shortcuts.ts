@@ -1,11 +1,12 @@
 import type { Caller } from "../../shared/caller.js";
-import { invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
+import { invalidArgument, notFound } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { generateId } from "../../shared/ids.js";
 import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
 import { fieldOf, messageOf, queryStringOf, stringOf } from "../../shared/request-message.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { parseMemoFilter } from "./filter/memo-filter.js";
+import { ownUser } from "./own-user.js";
 
 /**
  * Shortcuts (contract 16, upstream v0.30.0 ShortcutService): a user's saved memo filters. The
@@ -33,14 +34,8 @@ export function toShortcutJson(username: string, doc: ShortcutDoc): Record<strin
 	return { name: `users/${username}/shortcuts/${doc._id}`, title: doc.title, filter: doc.filter };
 }
 
-/** The id of the user of `users/{user}/shortcuts`, when the caller is that user (only they manage their shortcuts). */
-async function ownerId(deps: ShortcutDeps, username: unknown, caller: Caller): Promise<{ id: string; username: string }> {
-	const name = typeof username === "string" ? username : "";
-	const id = name === "" ? undefined : (await deps.userIds([name])).get(name);
-	if (id === undefined) throw notFound(`user ${name} not found`);
-	if (id !== caller.id) throw permissionDenied("only the user themself may manage their shortcuts");
-	return { id, username: name };
-}
+/** The user of `users/{user}/shortcuts`, when the caller is that user (only they manage their shortcuts). */
+const ownerId = (deps: ShortcutDeps, username: unknown, caller: Caller) => ownUser(deps.userIds, username, caller, "shortcuts");
 
 function titleOf(raw: unknown): string {
 	const title = stringOf(raw, "title");

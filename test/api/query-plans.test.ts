@@ -134,5 +134,6 @@ describe("the lists of one memo and the other resources", () => {
 
 	test("a user's shortcuts", async () => {
 		await firstAndNextPage("/users/user1/shortcuts", alice());
+		await firstAndNextPage("/users/user1/notifications", alice());
 	});
 });

@@ -273,6 +273,7 @@ describe("the other lists and counts", () => {
 		await firstAndNextPage("/users", admin());
 		await firstAndNextPage("/users/user1/personalAccessTokens", alice());
 		await firstAndNextPage("/users/user1/shortcuts", alice());
+		await firstAndNextPage("/users/user1/notifications", alice());
 		await expectRequestServed(() => api.request("GET", "/identity-providers", { as: admin() }));
 	});
 
@@ -287,7 +288,7 @@ describe("the other lists and counts", () => {
 });
 
 describe("clean-ups", () => {
-	test("DeleteMemo (soft, then purged), the purge of expired deletions and half-done deletions, the recount of spaces, DeleteSpace, DeleteUser", async () => {
+	test("DeleteMemo (soft, then purged), the purge of expired deletions and half-done deletions, pending notifications, the recount of spaces, DeleteSpace, DeleteUser", async () => {
 		const victim = (await ok(api.create(alice(), { content: "to be deleted", visibility: "PUBLIC" }))).name;
 		await ok(api.request("POST", "/attachments", { as: alice(), body: { filename: "v.txt", content: "aGk=", memo: victim } }));
 		await ok(api.request("POST", `/${victim}/reactions`, { as: bob(), body: { reaction: { reactionType: "👀" } } }));
@@ -295,6 +296,10 @@ describe("clean-ups", () => {
 		await expectRequestServed(() => api.remove(alice(), victim, "true"));
 		const memos = app().node.broker.getLocalService("memos") as unknown as { purgeExpiredMemos(now: number): Promise<number> };
 		await expectRequestServed(() => memos.purgeExpiredMemos(Date.now() + 365 * 24 * 3600_000));
+		// A save whose notifications were left pending long ago, for their repair pass.
+		await documentsOf(app().node.broker).collection("memos").update({ _id: memo.slice("memos/".length) }, { $set: { notifyPending: 0 } });
+		const notifier = memos as unknown as { notifyPendingMemos(now: number): Promise<number> };
+		await expectRequestServed(() => notifier.notifyPendingMemos(Date.now()));
 		// A space with a membership change left pending long ago, for the repair pass to recount.
 		await documentsOf(app().node.broker).collection("spaces").update({ _id: "shapes-two" }, { $inc: { pendingChanges: 1 }, $set: { changedAt: 0 } });
 		const spaces = app().node.broker.getLocalService("spaces") as unknown as { repairCounters(now: number): Promise<number> };

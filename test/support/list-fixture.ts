@@ -12,7 +12,8 @@ export async function ok<T>(res: Promise<Answer<T>>): Promise<T> {
  * Two or more items in every list the API serves, for the tests of how lists read the store
  * (query-plans, query-shapes): `owner`'s memos of each visibility (two pinned), a space
  * (`spaceId`, with `member` in it) and a second one, and on one memo comments, reactions,
- * relations, share links and attachments; `member`'s own attachments; `owner`'s shortcuts.
+ * relations, share links and attachments; `member`'s own attachments; `owner`'s shortcuts, and
+ * notifications (a comment of `member` on the memo, a memo of theirs mentioning `owner`).
  * Returns the space's and the memo's names. `owner` is user1, `member` user2.
  */
 export async function seedEveryList(api: MemoClient, owner: Session, member: Session, spaceId: string): Promise<{ space: string; memo: string }> {
@@ -34,6 +35,8 @@ export async function seedEveryList(api: MemoClient, owner: Session, member: Ses
 	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/attachments", { as: owner, body: { filename: `f${i}.txt`, content: "aGk=", memo } }));
 	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/attachments", { as: member, body: { filename: `b${i}.txt`, content: "aGk=" } }));
 	for (let i = 0; i < 2; i++) await ok(api.request("POST", "/users/user1/shortcuts", { as: owner, body: { title: `s${i}`, filter: "pinned" } }));
+	await ok(api.request("POST", `/${memo}/comments`, { as: member, body: { content: "a comment of the member", visibility: "PROTECTED" } }));
+	await ok(api.create(member, { content: "a note for @user1", visibility: "PROTECTED" }));
 	return { space, memo };
 }
 

@@ -1,89 +1,15 @@
 import type { Token } from "marked";
-import { childTokens } from "./markdown.js";
+import { textRuns, type TextRun } from "./text-runs.js";
 
-/**
- * Tags (contract 5.1): found only in literal text of paragraphs, headings, list items, block
- * quotes, emphasis, strikethrough and table cells. Runs of adjacent text tokens are scanned as
- * one string; anything else (code, math, HTML, links, images, line breaks, emphasis delimiters)
- * ends a run, so a tag never spans one.
- */
+/** Tags (contract 5.1): found only in the literal text runs of text-runs.ts, so a tag never spans a run. */
 export function extractTags(tokens: readonly Token[]): string[] {
 	const tags = new Set<string>();
 	const addTag = (path: string) => {
 		const segments = path.split("/");
 		for (let i = 1; i <= segments.length; i++) tags.add(segments.slice(0, i).join("/"));
 	};
-	for (const block of tokens) blockRuns(block, run => scanRun(run, addTag));
+	textRuns(tokens, run => scanRun(run, addTag));
 	return [...tags];
-}
-
-/** Literal text with the positions of characters written as backslash escapes (an escaped `#` starts no tag). */
-interface TextRun {
-	text: string;
-	escaped: Set<number>;
-}
-
-function blockRuns(token: Token, onRun: (run: TextRun) => void): void {
-	switch (token.type) {
-		case "paragraph":
-		case "heading":
-		case "text":
-			inlineRuns(inlineChildren(token), onRun);
-			return;
-		case "blockquote":
-			for (const child of childTokens(token)) blockRuns(child, onRun);
-			return;
-		case "list":
-			for (const item of token.items as Token[]) for (const child of childTokens(item)) blockRuns(child, onRun);
-			return;
-		case "table":
-			for (const cell of token.header) inlineRuns(cell.tokens, onRun);
-			for (const row of token.rows) for (const cell of row) inlineRuns(cell.tokens, onRun);
-			return;
-		default:
-			// Code blocks, math, raw HTML, link definitions, rules and blank lines hold no tags.
-			return;
-	}
-}
-
-/** A block `text` token of a tight list item may carry its inline tokens, or only its text. */
-function inlineChildren(token: Token): Token[] {
-	const children = childTokens(token);
-	if (children.length > 0 || !("text" in token) || typeof token.text !== "string") return children;
-	return [{ type: "text", raw: token.text, text: token.text }];
-}
-
-function inlineRuns(tokens: readonly Token[], onRun: (run: TextRun) => void): void {
-	let run: TextRun = { text: "", escaped: new Set() };
-	const flush = () => {
-		if (run.text.length > 0) onRun(run);
-		run = { text: "", escaped: new Set() };
-	};
-	for (const token of tokens) {
-		switch (token.type) {
-			case "text":
-				if (childTokens(token).length > 0) {
-					flush();
-					inlineRuns(childTokens(token), onRun);
-				} else run.text += token.text;
-				break;
-			case "escape":
-				run.escaped.add(run.text.length);
-				run.text += token.text;
-				break;
-			case "strong":
-			case "em":
-			case "del":
-				flush();
-				inlineRuns(childTokens(token), onRun);
-				flush();
-				break;
-			default:
-				// Links, images, code spans, math, raw HTML and line breaks.
-				flush();
-		}
-	}
-	flush();
 }
 
 const SEGMENT_START = /[\p{L}\p{N}_\-+&\p{Extended_Pictographic}\p{Regional_Indicator}]/u;
