@@ -1,6 +1,6 @@
 import { PassThrough, Readable, Transform, type TransformCallback } from "node:stream";
 import { fileTypeFromBuffer } from "file-type";
-import type { BlobInfo, BlobStore } from "../../shared/blob/blob-store.js";
+import type { BlobInfo, BlobStore, PutOptions } from "../../shared/blob/blob-store.js";
 import { generateId } from "../../shared/ids.js";
 
 /** What file-type needs to recognise every format it knows. */
@@ -37,12 +37,12 @@ export interface StoredBytes extends BlobInfo {
 
 /**
  * Streams `body` (`size` bytes, or whatever it carries when unknown) into `key`; nothing beyond
- * the first few KiB is held in memory.
+ * the first few KiB is held in memory. Not `durable`: a staged chunk (blob-store.ts, PutOptions).
  */
-export async function storeBytes(blobs: BlobStore, key: string, body: Readable, size: number | undefined): Promise<StoredBytes> {
+export async function storeBytes(blobs: BlobStore, key: string, body: Readable, options: Pick<PutOptions, "size" | "durable">): Promise<StoredBytes> {
 	const keeper = new HeadKeeper();
 	body.on("error", err => keeper.destroy(err));
-	const info = await blobs.put(key, body.pipe(keeper), { size });
+	const info = await blobs.put(key, body.pipe(keeper), options);
 	return { ...info, head: keeper.head() };
 }
 
@@ -67,7 +67,7 @@ export async function concatenateBlobs(blobs: BlobStore, parts: readonly string[
 		joined.end();
 	};
 	feed().catch((err: unknown) => joined.destroy(err as Error));
-	return storeBytes(blobs, key, joined, size);
+	return storeBytes(blobs, key, joined, { size });
 }
 
 /** The type the bytes' signature tells, or "". */

@@ -17,7 +17,7 @@ export async function createAttachment(deps: AttachmentsDeps, input: CreateAttac
 	if (input.externalLink === "") {
 		const key = newBlobKey();
 		const source = input.contentLength !== null && body ? body : emptyBody();
-		stored = { key, ...(await storeBytes(deps.blobs, key, source, input.contentLength ?? 0)) };
+		stored = { key, ...(await storeBytes(deps.blobs, key, source, { size: input.contentLength ?? 0 })) };
 	}
 	return insertAttachment(deps, { ...input, creatorId: caller.id, stored }, now, memo);
 }

@@ -28,13 +28,25 @@ export interface ByteRange {
 	end: number;
 }
 
+export interface PutOptions {
+	contentType?: string;
+	/** The body's length, when known: a body of another length is refused. */
+	size?: number;
+	/**
+	 * False for bytes that need not survive a crash of the machine (staged upload chunks, which
+	 * mean nothing once the process that holds their session is gone): the put does not wait
+	 * for the disk. The object still appears only once every byte is written.
+	 */
+	durable?: boolean;
+}
+
 export interface BlobStore {
 	readonly kind: "local" | "s3";
 	/**
 	 * Streams `body` into `key`; the object appears only once every byte is written. Rejects,
 	 * leaving any previous object untouched, when the body fails or its length differs from `size`.
 	 */
-	put(key: string, body: Readable, options?: { contentType?: string; size?: number }): Promise<BlobInfo>;
+	put(key: string, body: Readable, options?: PutOptions): Promise<BlobInfo>;
 	/**
 	 * Streams the object or one byte range of it; BlobNotFoundError when missing, RangeError
 	 * when the range is malformed or does not lie inside the object.

@@ -2,7 +2,7 @@ import { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { Client, type BucketItem } from "minio";
 import type { S3Config } from "../runtime/config.js";
-import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange } from "./blob-store.js";
+import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange, PutOptions } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
 import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
 
@@ -64,7 +64,7 @@ export class S3BlobStore implements BlobStore {
 		}
 	}
 
-	async put(key: string, body: Readable, options: { contentType?: string; size?: number } = {}): Promise<BlobInfo> {
+	async put(key: string, body: Readable, options: PutOptions = {}): Promise<BlobInfo> {
 		assertBlobKey(key);
 		const headers: Record<string, string> = options.contentType ? { "Content-Type": options.contentType } : {};
 		const meter = new PutMeter(key, options.size);

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +34,16 @@ describe("LocalBlobStore", () => {
 		const store = new LocalBlobStore({ dir });
 		await store.put("attachments/a1/photo.jpg", chunked(Buffer.from("jpeg bytes")));
 		expect(await readFile(join(dir, "attachments/a1/photo.jpg"), "utf8")).toBe("jpeg bytes");
+	});
+
+	test("a body of many small chunks (more than one writev takes) and one not durable are stored byte for byte", async () => {
+		const store = new LocalBlobStore({ dir });
+		const data = randomBytes(3 * 1024 * 1024 + 5);
+		const info = await store.put("small-chunks.bin", chunked(data, 100), { size: data.length });
+		expect(info).toEqual({ size: data.length, sha256: createHash("sha256").update(data).digest("hex") });
+		expect((await readFile(join(dir, "small-chunks.bin"))).equals(data)).toBe(true);
+		await store.put("staged.bin", chunked(data), { size: data.length, durable: false });
+		expect((await readFile(join(dir, "staged.bin"))).equals(data)).toBe(true);
 	});
 
 	test("ping fails when the directory cannot hold files", async () => {

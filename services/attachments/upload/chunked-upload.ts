@@ -107,7 +107,8 @@ export async function appendPart(deps: AttachmentsDeps, caller: Caller, session:
 	try {
 		const offset = session.nextOffset;
 		const part = stagedPart(session.id, session.parts.length);
-		const stored = await storeBytes(deps.blobs, part, body, length);
+		// A staged chunk outlives neither its session nor so the process: no wait for the disk.
+		const stored = await storeBytes(deps.blobs, part, body, { size: length, durable: false });
 		if (stored.size === 0) {
 			await deps.blobs.delete(part);
 		} else {
