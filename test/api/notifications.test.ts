@@ -1,3 +1,4 @@
+import type { MemosDeps } from "../../services/memos/memos-deps.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { ok } from "../support/list-fixture.js";
 import { usePopulatedApp } from "../support/populated-app.js";
@@ -231,6 +232,27 @@ describe("what happens to notifications later", () => {
 		// Nothing is left to do, and a second run adds nothing.
 		expect(await memos.notifyPendingMemos(Date.now())).toBe(0);
 		expect(await about(user5(), memo.name)).toHaveLength(1);
+	});
+
+	test("when a peer fails while the notifications are made, the memo is saved, the request succeeds and the repair pass makes them", async () => {
+		const service = app().node.broker.getLocalService("memos") as unknown as { deps(caller: unknown): MemosDeps; notifyPendingMemos(now: number): Promise<number> };
+		const deps = service.deps;
+		service.deps = caller => {
+			const real = deps.call(service, caller);
+			return { ...real, peers: { ...real.peers, users: () => Promise.reject(new Error("injected: auth unreachable")) } };
+		};
+		let memo;
+		try {
+			memo = await create(user4(), "while auth was away @user5");
+		} finally {
+			service.deps = deps;
+		}
+		expect((await ok(api.get(user4(), memo.name))).content).toBe("while auth was away @user5");
+		expect(await about(user5(), memo.name)).toEqual([]);
+		// Too young for the repair pass: the request that saved it might still be at work.
+		expect(await service.notifyPendingMemos(Date.now())).toBe(0);
+		expect(await service.notifyPendingMemos(Date.now() + 2 * 60_000)).toBe(1);
+		expect(await about(user5(), memo.name)).toEqual([expect.objectContaining({ type: "MEMO_MENTION", sender: "users/user4" })]);
 	});
 
 	test("DeleteUser takes the notifications the user received and sent", async () => {
