@@ -3,7 +3,7 @@ import { invalidArgument } from "../../shared/errors.js";
 import { parseName } from "../../shared/names.js";
 import { assertCanWrite, attachmentNotFound } from "./attachment-access.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
-import { removeAttachments } from "./attachment-records.js";
+import { removeAttachments } from "./attachment-removals.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
 
 const BATCH_DELETE_MAX = 100;

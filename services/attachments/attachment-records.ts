@@ -6,6 +6,7 @@ import { sniffType, type StoredBytes } from "./attachment-bytes.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 import { DEFAULT_TYPE, typeFromFilename } from "./attachment-fields.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
+import { beginTotalsChange, endTotalsChange } from "./stored-totals.js";
 
 /** What the new attachment is made of, once its bytes (if any) are stored. */
 export interface NewAttachment {
@@ -64,20 +65,17 @@ export async function insertAttachment(deps: AttachmentsDeps, attachment: NewAtt
 	};
 	if (attachment.motionMedia !== undefined) doc.motionMedia = attachment.motionMedia;
 	if (attachment.mediaMetadata !== undefined) doc.mediaMetadata = attachment.mediaMetadata;
+	await beginTotalsChange(deps.store.totals, deps.now());
 	try {
 		await attachments.insert(doc);
 	} catch (err) {
 		if (stored !== null) await deps.blobs.delete(stored.key);
-		if (err instanceof DuplicateKeyError) throw alreadyExists(`attachment "attachments/${attachment.id}" already exists`);
-		throw err;
+		if (!(err instanceof DuplicateKeyError)) throw err;
+		// Certainly not written: counted out at once (any other failure stays pending for the recount).
+		await endTotalsChange(deps.store.totals, { count: 0, bytes: 0 });
+		throw alreadyExists(`attachment "attachments/${attachment.id}" already exists`);
 	}
+	await endTotalsChange(deps.store.totals, { count: 1, bytes: doc.size });
 	deps.countStoredBytes(doc.size);
 	return doc;
-}
-
-/** Removes records and then their bytes. */
-export async function removeAttachments(deps: AttachmentsDeps, docs: AttachmentDoc[]): Promise<void> {
-	if (docs.length === 0) return;
-	await deps.store.attachments.remove({ _id: { $in: docs.map(doc => doc._id) } }, { multi: true });
-	for (const doc of docs) if (doc.blobKey !== null) await deps.blobs.delete(doc.blobKey);
 }

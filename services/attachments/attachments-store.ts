@@ -1,12 +1,19 @@
 import { nextSequence } from "../../shared/sequence.js";
 import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
 import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
+import { ATTACHMENT_REMOVALS, type RemovalDoc } from "./attachment-removals.js";
+import type { TotalsDoc } from "./stored-totals.js";
 
 const SEQUENCES = "attachment_sequences";
+const TOTALS = "attachment_totals";
 
-/** The attachments service's collections: the records and their creation counter. */
+/** The attachments service's collections: the records, their counters, removals under way and the creation counter. */
 export interface AttachmentsStore {
 	attachments: Collection<AttachmentDoc>;
+	/** How many records and bytes are stored (stored-totals.ts). */
+	totals: Collection<TotalsDoc>;
+	/** Removals decided and not yet finished (attachment-removals.ts). */
+	removals: Collection<RemovalDoc>;
 	/** The creation sequence that breaks ties between equal sort keys (contract 6.4). */
 	nextSeq(): Promise<number>;
 }
@@ -14,6 +21,8 @@ export interface AttachmentsStore {
 export function attachmentsStore(documents: DocumentStore): AttachmentsStore {
 	return {
 		attachments: documents.collection<AttachmentDoc>(ATTACHMENTS),
+		totals: documents.collection<TotalsDoc>(TOTALS),
+		removals: documents.collection<RemovalDoc>(ATTACHMENT_REMOVALS),
 		nextSeq: () => nextSequence(documents, SEQUENCES, ATTACHMENTS)
 	};
 }
@@ -31,10 +40,6 @@ export async function ensureAttachmentIndexes(store: AttachmentsStore): Promise<
 	}
 	// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
 	await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });
-}
-
-/** How many attachments are stored and their bytes (InstanceStats, contract 4.11). */
-export async function storedTotals(store: AttachmentsStore): Promise<{ count: number; bytes: number }> {
-	const sizes = await store.attachments.find({}, { projection: { size: 1 } });
-	return { count: sizes.length, bytes: sizes.reduce((sum, doc) => sum + doc.size, 0) };
+	// The repair pass of removals (attachment-removals.ts).
+	await store.removals.ensureIndex({ fields: { since: 1 } });
 }

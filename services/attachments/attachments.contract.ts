@@ -68,9 +68,10 @@ export const attachmentsActions = {
 	listMemoAttachments: defineApiAction("attachments.listMemoAttachments"),
 	/**
 	 * Checks (`apply: false`) or replaces (`apply: true`) the attachments linked to a memo
-	 * (contract 7.9); applying answers the memo's attachments in display order.
+	 * (contract 7.9); checking answers the names as checked (`{ name }` in display order),
+	 * applying the memo's attachments in display order.
 	 */
-	linkForMemo: defineAction<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }, Record<string, unknown>[] | undefined>("attachments.linkForMemo"),
+	linkForMemo: defineAction<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }, Record<string, unknown>[]>("attachments.linkForMemo"),
 	/** The attachments of these memos in display order, as Attachment messages by memo id. */
 	forMemos: defineAction<{ memoIds: string[] }, Record<string, Record<string, unknown>[]>>("attachments.forMemos"),
 	deleteForMemos: defineAction<{ memoIds: string[] }, void>("attachments.deleteForMemos"),

@@ -15,17 +15,18 @@ import { memosActions } from "../memos/memos.contract.js";
 import { spacesActions } from "../spaces/spaces.contract.js";
 import { TUS_PATH, attachmentsActions, type FileAccess, type LinkTarget, type TusParams, type UploadParams } from "./attachments.contract.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
-import { attachmentsStore, ensureAttachmentIndexes, storedTotals } from "./attachments-store.js";
+import { attachmentsStore, ensureAttachmentIndexes } from "./attachments-store.js";
 import { batchDeleteAttachments, deleteAttachment, renameAttachment } from "./attachment-changes.js";
 import { parseFilename, uploadLimitBytes } from "./attachment-fields.js";
 import { toAttachmentJson } from "./attachment-json.js";
-import { removeAttachments } from "./attachment-records.js";
+import { completeRemovals, removeAttachments } from "./attachment-removals.js";
 import { createAttachment } from "./create-attachment.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
 import { listAttachments, listMemoAttachments, type AttachmentPage } from "./list-attachments.js";
 import { attachmentsOfMemos, linkForMemo, parseMemoAttachmentNames, setMemoAttachments } from "./memo-links.js";
 import { deleteForMemos, followMemo, leaveSpace, setMemosDeleted } from "./memo-following.js";
 import { fileInfo, fileStream, getAttachment } from "./read-attachment.js";
+import { ensureTotals, recountTotals, storedTotals } from "./stored-totals.js";
 import {
 	UPLOAD_SESSIONS_GAUGE,
 	continueUpload,
@@ -55,6 +56,11 @@ interface AttachmentsMethods extends InstanceSettingsMethods {
 	 * (with its bytes) to the node that does; the answer goes out as response meta.
 	 */
 	tusOnHolder(ctx: Ctx<TusParams>, ref: typeof attachmentsActions.tusPatch, serve: (deps: AttachmentsDeps, caller: Caller, uploadId: string, headers: TusHeaders, body: Readable | null) => Promise<TusAnswer> | TusAnswer): Promise<null>;
+	/**
+	 * The repair pass (issue 21): finishes removals left half-done (attachment-removals.ts) and
+	 * recounts the stored totals left pending before `now - SETTLE_MS` (stored-totals.ts).
+	 */
+	repairStorage(now: number): Promise<{ removals: number; recounted: boolean }>;
 }
 
 interface AttachmentsVars {
@@ -255,10 +261,9 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 		/** For the memos service: the `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5). */
 		linkForMemo: {
 			visibility: "public",
-			async handler(ctx: Ctx<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }>): Promise<Record<string, unknown>[] | undefined> {
+			async handler(ctx: Ctx<{ memo: LinkTarget; attachments?: unknown; apply?: boolean }>): Promise<Record<string, unknown>[]> {
 				const ids = parseMemoAttachmentNames(ctx.params.attachments);
-				const linked = await linkForMemo(this.deps(ctx), ctx.params.memo, ids, ctx.params.apply === true);
-				return linked?.map(toAttachmentJson);
+				return linkForMemo(this.deps(ctx), ctx.params.memo, ids, ctx.params.apply === true);
 			}
 		},
 
@@ -293,7 +298,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			visibility: "public",
 			async handler(ctx: Ctx<unknown>): Promise<{ attachmentCount: number; attachmentBytes: number; localStorageBytes: number }> {
 				const deps = this.deps(ctx);
-				const totals = await storedTotals(deps.store);
+				const totals = await storedTotals(deps.store.totals);
 				// Local files hold exactly the stored attachments' bytes; S3 usage is not ours to measure.
 				return { attachmentCount: totals.count, attachmentBytes: totals.bytes, localStorageBytes: deps.blobs.kind === "local" ? totals.bytes : -1 };
 			}
@@ -380,6 +385,13 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			}
 		},
 
+		async repairStorage(now) {
+			const deps = this.deps(this.broker);
+			// Recounted first: completing removals counts itself in as a change just begun.
+			const recounted = await recountTotals(deps.store.totals, deps.store.attachments, now);
+			return { removals: await completeRemovals(deps), recounted };
+		},
+
 		deps(caller: Context | ServiceBroker): AttachmentsDeps {
 			return {
 				store: attachmentsStore(documentsOf(this.broker)),
@@ -419,11 +431,16 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 	},
 
 	async started() {
-		await ensureAttachmentIndexes(attachmentsStore(documentsOf(this.broker)));
+		const store = attachmentsStore(documentsOf(this.broker));
+		await ensureAttachmentIndexes(store);
+		await ensureTotals(store.totals);
+		const repair = () => this.repairStorage(this.clock()).catch((err: unknown) => this.logger.error(errorLog(err), "completing attachment removals or recounting the stored totals failed"));
+		await repair();
 		const removed = await removeOrphanedChunks(this.deps(this.broker), node => this.broker.registry.nodes.get(node)?.available === true);
 		if (removed > 0) this.logger.info(`removed ${removed} staged upload chunks that belong to no live upload session`);
 		this.sweepTimer = setInterval(() => {
 			sweepUploads(this.deps(this.broker)).catch((err: unknown) => this.logger.warn(errorLog(err), "sweeping expired upload sessions failed"));
+			void repair();
 		}, SWEEP_INTERVAL_MS);
 		this.sweepTimer.unref();
 	},

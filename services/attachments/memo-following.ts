@@ -1,4 +1,4 @@
-import { removeAttachments } from "./attachment-records.js";
+import { removeAttachments } from "./attachment-removals.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
 
 /**

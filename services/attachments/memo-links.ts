@@ -1,9 +1,10 @@
 import type { Caller } from "../../shared/caller.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied, ServiceError } from "../../shared/errors.js";
-import { parseName } from "../../shared/names.js";
+import { formatName, parseName } from "../../shared/names.js";
 import { fieldOf, optionalMessageOf, stringOf } from "../../shared/request-message.js";
 import { attachmentNotFound } from "./attachment-access.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
+import { toAttachmentJson } from "./attachment-json.js";
 import type { LinkTarget } from "./attachments.contract.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
 
@@ -72,16 +73,19 @@ export async function setMemoAttachments(deps: AttachmentsDeps, memoId: string, 
 
 /**
  * The `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5) under the rules of
- * SetMemoAttachments: checked first (`apply` false), applied once the memo is written (`apply`
- * true), which answers the memo's attachments in display order so that CreateMemo needs no third call.
+ * SetMemoAttachments: checked first (`apply` false), which answers the names as checked (in
+ * display order, duplicates dropped) for the memo's mark (services/memos/memo-attachment-links.ts);
+ * applied once the memo is written (`apply` true), which answers the memo's attachments in
+ * display order so that CreateMemo needs no third call. Applying the same names again changes nothing.
  */
-export async function linkForMemo(deps: AttachmentsDeps, target: LinkTarget, ids: readonly string[], apply: boolean): Promise<AttachmentDoc[] | undefined> {
+export async function linkForMemo(deps: AttachmentsDeps, target: LinkTarget, ids: readonly string[], apply: boolean): Promise<Record<string, unknown>[]> {
 	if (!apply) {
 		await checkLinks(deps, target, ids);
-		return undefined;
+		return ids.map(id => ({ name: formatName("attachment", id) }));
 	}
 	await replaceLinks(deps, target, ids);
-	return deps.store.attachments.find({ memoId: target.id }, { sort: { memoPosition: 1, seq: 1 } });
+	const linked = await deps.store.attachments.find({ memoId: target.id }, { sort: { memoPosition: 1, seq: 1 } });
+	return linked.map(toAttachmentJson);
 }
 
 /** The attachments of memos in display order, by memo id (one call per request, contract 4.1). */

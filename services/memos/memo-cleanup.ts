@@ -1,3 +1,4 @@
+import { applyLinks } from "./memo-attachment-links.js";
 import type { MemoDoc } from "./memo-doc.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { purgeMemoExtras } from "./memos-store.js";
@@ -37,15 +38,19 @@ export async function runCleanup(deps: MemosDeps, kind: Cleanup, ids: string[]):
 	await memos.remove({ _id: { $in: ids } }, { multi: true });
 }
 
-/** The repair pass: completes every clean-up left half-done. Returns how many memos it completed. */
+/**
+ * The repair pass: completes every clean-up left half-done, and the attachment links of
+ * memos written with their mark (memo-attachment-links.ts). Returns how many memos it completed.
+ */
 export async function completeCleanups(deps: MemosDeps): Promise<number> {
 	let completed = 0;
 	for (;;) {
-		const pending = await deps.store.memos.find({ cleanup: { $in: ["hide", "purge"] } }, { projection: { _id: 1, cleanup: 1 }, limit: REPAIR_BATCH });
+		const pending = await deps.store.memos.find({ cleanup: { $in: ["hide", "purge", "link"] } }, { limit: REPAIR_BATCH });
 		if (pending.length === 0) return completed;
 		for (const kind of ["purge", "hide"] as const) {
 			await runCleanup(deps, kind, pending.filter(memo => memo.cleanup === kind).map(memo => memo._id));
 		}
+		for (const memo of pending) if (memo.cleanup === "link") await applyLinks(deps, memo);
 		completed += pending.length;
 	}
 }

@@ -5,6 +5,7 @@ import { fieldOf, messageOf } from "../../shared/request-message.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { LinkTarget } from "../attachments/attachments.contract.js";
 import { deriveContent } from "./content/derive-content.js";
+import { applyLinks, checkedNames, linkMark } from "./memo-attachment-links.js";
 import type { MemoDoc, MemoLocation, Visibility } from "./memo-doc.js";
 import {
 	readContent,
@@ -105,7 +106,9 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 		...(mayNotify(input.content, parentId) ? { notifyPending: now } : {})
 	};
 	const target = linkTarget(memo);
-	if (input.attachments !== undefined) await deps.peers.linkAttachments(target, input.attachments, false);
+	const links = input.attachments === undefined ? [] : checkedNames(await deps.peers.linkAttachments(target, input.attachments, false));
+	// Written with the memo: the links are then applied, or completed by the repair pass.
+	if (links.length > 0) Object.assign(memo, linkMark(links));
 	try {
 		await deps.store.memos.insert(memo);
 	} catch (err) {
@@ -114,7 +117,7 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 		throw err;
 	}
 	deps.countCreated(parentId === null ? "memo" : "comment");
-	const attachments = input.attachments === undefined ? [] : ((await deps.peers.linkAttachments(target, input.attachments, true)) ?? []);
+	const attachments = await applyLinks(deps, memo);
 	await addReferences(deps.store, memo._id, relatedIds, now);
 	await notifySaved(deps, memo, now);
 	// A comment is announced by CreateMemoComment, once it is sure to stay one.

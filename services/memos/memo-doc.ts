@@ -16,6 +16,12 @@ export interface MemoLocation {
 export type Visibility = "PRIVATE" | "PROTECTED" | "PUBLIC" | "SPACE";
 export type MemoState = "NORMAL" | "ARCHIVED";
 
+/** Attachments a CreateMemo or UpdateMemo links to the memo (names in display order), under a mark of that request. */
+export interface PendingLinks {
+	mark: string;
+	names: string[];
+}
+
 /**
  * A memo as the memos service stores it (collection `memos`). Times are epoch milliseconds;
  * `seq` is a creation sequence that breaks ties between equal sort keys (contract 6.4).
@@ -40,8 +46,10 @@ export interface MemoDoc {
 	parentId: string | null;
 	/** Set while the memo is soft-deleted (contract 7.6). */
 	deleteTime: number | null;
-	/** What is left of the memo's deletion while it is half-done (memo-cleanup.ts). */
-	cleanup?: "hide" | "purge" | null;
+	/** What is left of a change that spans services while it is half-done: the memo's deletion (memo-cleanup.ts), its attachments' links (memo-attachment-links.ts). */
+	cleanup?: "hide" | "purge" | "link" | null;
+	/** With `cleanup: "link"`: the attachments to link. */
+	linking?: PendingLinks | null;
 	/** When a save that may notify someone (a comment, a mention) was stored, until its notifications are (notify-memo.ts). */
 	notifyPending?: number;
 	[key: string]: unknown;

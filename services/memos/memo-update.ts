@@ -5,6 +5,7 @@ import { fieldOf, messageOf } from "../../shared/request-message.js";
 import type { Update } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
 import { assertCanUpdate } from "./memo-access.js";
+import { applyLinks, checkedNames, linkMark } from "./memo-attachment-links.js";
 import { linkTarget } from "./memo-create.js";
 import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 import {
@@ -138,15 +139,16 @@ export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, pa
 	assertCanUpdate(memo, id, caller, spaces);
 	if (relatedIds !== undefined) await assertRelatable(store, relatedIds, caller, spaces);
 	await checkSpaceMove(deps, caller, memo, changes.spaceId);
-	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(memo), changes.attachments, false);
 	const update = memoUpdate(memo, changes);
+	// Written with the update: the links are then applied, or completed by the repair pass.
+	if (changes.attachments !== undefined) update.$set = { ...update.$set, ...linkMark(checkedNames(await peers.linkAttachments(linkTarget(memo), changes.attachments, false))) };
 	// Any save may change who can read the memo's mentions (contract 17): each is judged again.
 	if (mayNotify(changes.content ?? memo.content, memo.parentId)) update.$set = { ...update.$set, notifyPending: now };
 	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, update);
 	// Deleted between the read and the write.
 	if (updated === null) throw notFound(`memo "memos/${id}" not found`);
 	await attachmentsFollow(deps, memo, updated);
-	if (changes.attachments !== undefined) await peers.linkAttachments(linkTarget(updated), changes.attachments, true);
+	if (changes.attachments !== undefined) await applyLinks(deps, updated);
 	if (relatedIds !== undefined) await replaceReferences(store, id, relatedIds, now);
 	await notifySaved(deps, updated, now);
 	await deps.announce(memoEvents.updated, memoChangeEvent(updated, caller, now));

@@ -24,8 +24,11 @@ export interface MemosPeers {
 	userIds(usernames: string[]): Promise<Map<string, string>>;
 	/** The users of these usernames, whatever their state, in one call; unknown ones are left out. */
 	users(usernames: string[]): Promise<UserRef[]>;
-	/** Checks (`apply` false) or applies the `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5, 7.9). */
-	linkAttachments(memo: LinkTarget, attachments: unknown, apply: boolean): Promise<Record<string, unknown>[] | undefined>;
+	/**
+	 * Checks (`apply` false: the names as checked) or applies (the memo's attachments) the
+	 * `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5, 7.9).
+	 */
+	linkAttachments(memo: LinkTarget, attachments: unknown, apply: boolean): Promise<Record<string, unknown>[]>;
 	/** The attachments of these memos in display order, in one call. */
 	attachmentsOf(memoIds: string[]): Promise<AttachmentsByMemo>;
 	/** Purged memos take their attachments and bytes along (contract 7.6). */

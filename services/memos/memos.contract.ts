@@ -52,7 +52,7 @@ export const memosActions = {
 	resolveShare: defineAction<{ token: unknown }, { memoId: string } | null>("memos.resolveShare"),
 	/** The memos of `memoIds` that exist and are not deleted, with the caller's read right. */
 	accessInfo: defineAction<{ memoIds: string[] }, MemoAccessInfo[]>("memos.accessInfo"),
-	/** Moves a memo's update time, as when its attachments change. */
+	/** Moves a memo's update time after SetMemoAttachments replaced its attachments (voiding links a crashed request left pending). */
 	touch: defineAction<{ memoId: string; time: number }, void>("memos.touch"),
 	/** Memos (not deleted) still placed in a space. */
 	spaceMemoCount: defineAction<{ spaceId: string }, number>("memos.spaceMemoCount"),

@@ -21,6 +21,7 @@ import { parseListMemosQuery } from "./list-params.js";
 import { listMemos } from "./list-memos.js";
 import { assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
+import { dropPendingLinks } from "./memo-attachment-links.js";
 import { createMemo, type CreateMemoParams } from "./memo-create.js";
 import { deleteMemo, deleteUserData, purgeExpiredMemos } from "./memo-delete.js";
 import { contentLimitOf } from "./memo-fields.js";
@@ -406,7 +407,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		touch: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ memoId: string; time: number }>): Promise<void> {
-				await this.deps(ctx).store.memos.update({ _id: ctx.params.memoId, deleteTime: null }, { $set: { updateTime: ctx.params.time } });
+				const deps = this.deps(ctx);
+				await deps.store.memos.update({ _id: ctx.params.memoId, deleteTime: null }, { $set: { updateTime: ctx.params.time } });
+				// Called after SetMemoAttachments replaced the memo's set (memo-attachment-links.ts).
+				await dropPendingLinks(deps, ctx.params.memoId);
 			}
 		},
 

@@ -1,10 +1,5 @@
+import { SETTLE_MS } from "../../shared/store/settle-time.js";
 import type { GuardCollections } from "./admin-guard.js";
-
-/**
- * A membership change begun this long ago has finished or died: no request lives nearly as
- * long (the gateway gives up after its request time-out), so no write of it is still to come.
- */
-export const SETTLE_MS = 5 * 60 * 1000;
 
 /** Spaces looked at per pass. */
 const REPAIR_BATCH = 100;

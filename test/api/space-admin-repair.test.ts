@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SETTLE_MS } from "../../services/spaces/count-repair.js";
+import { SETTLE_MS } from "../../shared/store/settle-time.js";
 import type { SpaceDoc } from "../../services/spaces/space-doc.js";
 import type { SpacesDeps } from "../../services/spaces/spaces-deps.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { startEmbeddedApp, type EmbeddedApp } from "../support/embedded-app.js";
+import { failingOnce } from "../support/fail-once.js";
 import { memoClient, type Answer } from "../support/memos-client.js";
 import { populate, signIn, type Session } from "../support/users.js";
 
@@ -35,22 +36,10 @@ describe("space membership changes interrupted midway (issue 21)", () => {
 	function failOnce(method: MemberMethod, applied: boolean): void {
 		const spaces = service();
 		const deps = spaces.deps.bind(spaces);
-		let failed = false;
+		const injection = { failed: false };
 		spaces.deps = ctx => {
 			const real = deps(ctx);
-			const members = new Proxy(real.store.members, {
-				get(target, prop) {
-					const value = Reflect.get(target, prop) as unknown;
-					if (typeof value !== "function") return value;
-					const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
-					if (prop !== method || failed) return bound;
-					return async (...args: unknown[]) => {
-						failed = true;
-						if (applied) await bound(...args);
-						throw new Error(`injected failure of members.${method}`);
-					};
-				}
-			});
+			const members = failingOnce(real.store.members, method, applied, injection, "members");
 			return { ...real, store: { ...real.store, members } };
 		};
 	}

@@ -271,6 +271,31 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 				await expect(collection.count({ flagged: { $exists: false } })).resolves.toBe(2);
 			});
 
+			test("a mark on a dotted path: null matches a null parent or a missing field, a value only itself (repair passes, issue 21)", async () => {
+				const collection = fresh();
+				await collection.insert({ _id: "nulled", cleanup: "link", linking: null });
+				await collection.insert({ _id: "missing", cleanup: "link" });
+				await collection.insert({ _id: "marked", cleanup: "link", linking: { mark: "m1", names: ["a"] } });
+				const clear = { $set: { cleanup: null, linking: null } };
+				await expect(collection.update({ _id: "marked", cleanup: "link", "linking.mark": "m0" }, clear)).resolves.toBe(0);
+				await expect(collection.update({ _id: "marked", cleanup: "link", "linking.mark": null }, clear)).resolves.toBe(0);
+				await expect(collection.update({ _id: "marked", cleanup: "link", "linking.mark": "m1" }, clear)).resolves.toBe(1);
+				await expect(collection.update({ _id: "nulled", cleanup: "link", "linking.mark": null }, clear)).resolves.toBe(1);
+				await expect(collection.update({ _id: "missing", cleanup: "link", "linking.mark": null }, clear)).resolves.toBe(1);
+				expect(await collection.count({ cleanup: "link" })).toBe(0);
+			});
+
+			test("an update conditioned on every value read before matches only while none changed (recounts, issue 21)", async () => {
+				const collection = fresh();
+				await collection.insert({ _id: "totals", count: 3, bytes: 10, pendingChanges: 1, changedAt: 5 });
+				const unchanged = { _id: "totals", count: 3, bytes: 10, pendingChanges: 1, changedAt: 5 };
+				await collection.update({ _id: "totals" }, { $inc: { pendingChanges: 1 }, $set: { changedAt: 6 } });
+				await expect(collection.update(unchanged, { $set: { count: 4, pendingChanges: 0 } })).resolves.toBe(0);
+				await collection.update({ _id: "totals" }, { $inc: { pendingChanges: -1 }, $set: { changedAt: 5 } });
+				await expect(collection.update(unchanged, { $set: { count: 4, pendingChanges: 0 } })).resolves.toBe(1);
+				expect(await collection.findOne({ _id: "totals" })).toEqual({ _id: "totals", count: 4, bytes: 10, pendingChanges: 0, changedAt: 5 });
+			});
+
 			test("returns 0 and inserts nothing when nothing matches", async () => {
 				const collection = await people();
 				await expect(collection.update({ age: 99 }, { $set: { flagged: true } }, { multi: true })).resolves.toBe(0);
