@@ -3,8 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
 import ApiGateway from "moleculer-web";
-import type { Caller, RequestMeta } from "../../shared/caller.js";
-import { REQUEST_HEADERS_PARAM } from "../../shared/contract.js";
+import { signedIn, type Caller, type RequestMeta } from "../../shared/caller.js";
+import { REQUEST_HEADERS_PARAM, call, onEvent } from "../../shared/contract.js";
 import { ServiceError, unauthenticated } from "../../shared/errors.js";
 import { refuseLoneSurrogates } from "../../shared/free-form.js";
 import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
@@ -19,7 +19,8 @@ import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { uploadLimitBytes } from "../attachments/attachments.contract.js";
-import { contentLimitOf } from "../memos/memos.contract.js";
+import { authEvents } from "../auth/auth.contract.js";
+import { contentLimitOf, memoEvents, memosActions, type MemoChangeEvent } from "../memos/memos.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { callerOfAuthorization } from "./bearer.js";
@@ -27,7 +28,9 @@ import { clientAddressOf } from "./client-address.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { refuseUnknownCustomMethod } from "./custom-method.js";
 import { fileRouteAlias } from "./file-route.js";
-import { instrumentHttp, largeBodiesGauge } from "./http-metrics.js";
+import { instrumentHttp, largeBodiesGauge, sseMetrics } from "./http-metrics.js";
+import { SseFeed } from "./sse-feed.js";
+import { SseHub } from "./sse-hub.js";
 import { logAccess } from "./access-log.js";
 import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
@@ -43,6 +46,9 @@ import { METHOD_NOT_ALLOWED, NOT_FOUND, SHUTTING_DOWN, mapError, type MappedErro
 
 /** Levels at which the access log (info) is written. */
 const ACCESS_LOG_LEVELS = new Set(["info", "debug", "trace"]);
+
+/** Bytes a live stream may have waiting for its client before it is closed (some 200 events; 160 MiB for 10,000 streams at worst). */
+const SSE_MAX_BUFFERED_BYTES = 16 * 1024;
 
 /** Client-supplied request ids are kept only when they are short and plain. */
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -85,6 +91,9 @@ interface GatewayVars {
 	/** API_COMPAT (contract 18). */
 	apiCompat: ApiCompat;
 	aliases: Alias[];
+	/** The live streams of `GET /api/v1/sse` (contract 17) and the changes fed to them. */
+	sse: SseHub;
+	sseFeed: SseFeed;
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
 	sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
 	server: Server;
@@ -92,9 +101,21 @@ interface GatewayVars {
 
 type GatewayThis = Service<GatewaySettings> & GatewayMethods & GatewayVars;
 
+/** An event-stream route's alias (RouteSpec.eventStream), once authenticated and authorized: the caller's live stream. */
+function eventStreamAlias(this: GatewayThis, req: GatewayRequest, res: ServerResponse, next: (err?: unknown) => void): void {
+	try {
+		this.sse.open(res, signedIn(req.$ctx));
+	} catch (err) {
+		next(err);
+	}
+}
+
 function aliasesOf(table: readonly RouteSpec[]): Record<string, unknown> {
 	const aliases: Record<string, unknown> = {};
-	for (const spec of table) aliases[`${spec.method} ${toAliasPath(spec.path.replace(/^\/api\/v1/, ""))}`] = { action: spec.action.name, spec };
+	for (const spec of table) {
+		const path = `${spec.method} ${toAliasPath(spec.path.replace(/^\/api\/v1/, ""))}`;
+		aliases[path] = spec.eventStream === true ? { handler: eventStreamAlias, spec } : { action: spec.action.name, spec };
+	}
 	return aliases;
 }
 
@@ -183,6 +204,20 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			this.logFailure(req, err, mapped);
 			this.sendStatus(req, res, mapped);
 		}
+	},
+
+	events: {
+		...onEvent<MemoChangeEvent, GatewayThis>(memoEvents.changed, function (ctx) {
+			this.sseFeed.push({ event: String(ctx.eventName), change: ctx.params });
+		}),
+		// Streams outlive the check of their token: a revoked session or a changed user ends them, and they sign in again.
+		...onEvent<{ familyIds: string[] }, GatewayThis>(authEvents.sessionsRevoked, function (ctx) {
+			const revoked = new Set(ctx.params.familyIds);
+			this.sse.end(stream => stream.sessionId !== undefined && revoked.has(stream.sessionId));
+		}),
+		...onEvent<{ id: string }, GatewayThis>(authEvents.userChanged, function (ctx) {
+			this.sse.end(stream => stream.userId === ctx.params.id);
+		})
 	},
 
 	methods: {
@@ -305,6 +340,25 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		// Prepended after the drain's takeover, so that every answer carries them, refusals included.
 		defaultResponseHeaders(this.server);
 		this.largeBodies = new LargeBodySlots(config.maxLargeBodies, largeBodiesGauge(this.broker));
+		const streamMetrics = sseMetrics(this.broker);
+		this.sse = new SseHub({
+			maxStreams: config.sseMaxStreams,
+			heartbeatMs: config.sseHeartbeatMs,
+			maxBufferedBytes: SSE_MAX_BUFFERED_BYTES,
+			onCount: streamMetrics.open,
+			onSlowClient: () => streamMetrics.slowClosed()
+		});
+		this.sseFeed = new SseFeed(
+			this.sse,
+			// A read: another memos node may answer when the first fails mid-call.
+			(changes, userIds) => call(this.broker, memosActions.changeReaders, { changes, userIds }, { retries: IDEMPOTENT_RETRIES }),
+			err => this.logger.error(errorLog(err), "live streams ended: changes could not be checked against their readers")
+		);
+		// Streams never end by themselves: shutdown ends them, or the drain would wait for them until its deadline.
+		shutdown?.register(
+			async () => this.sse.close(),
+			() => this.sse.close()
+		);
 		this.settingLimits = {
 			memoContentBytes: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
 			attachmentBytes: async () => uploadLimitBytes(await this.instanceSetting("STORAGE"))
@@ -312,6 +366,10 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		instrumentHttp(this.broker, this.server);
 		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);
 		answerClientErrors(this.server);
+	},
+
+	stopped() {
+		this.sse.close();
 	}
 };
 

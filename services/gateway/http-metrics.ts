@@ -10,6 +10,8 @@ import type { RouteSpec } from "./route-spec.js";
 export const HTTP_REQUESTS_TOTAL = "memos.http.requests.total";
 export const HTTP_REQUEST_DURATION = "memos.http.request.duration.seconds";
 const LARGE_BODIES = "memos.http.large.bodies.in.flight";
+const SSE_STREAMS = "memos.sse.streams.open";
+const SSE_SLOW_CLOSED = "memos.sse.streams.slow.closed.total";
 
 const LABELS = ["method", "route", "code"];
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -50,10 +52,25 @@ export function instrumentHttp(broker: ServiceBroker, server: unknown): void {
 	});
 }
 
+function gauge(broker: ServiceBroker, name: string, description: string): (value: number) => void {
+	if (!broker.isMetricsEnabled()) return () => undefined;
+	broker.metrics.register({ type: "gauge", name, description });
+	broker.metrics.set(name, 0);
+	return value => broker.metrics.set(name, value);
+}
+
 /** `memos_http_large_bodies_in_flight`: the large-body slots taken (body-limits.ts); a setter for them. */
 export function largeBodiesGauge(broker: ServiceBroker): (inUse: number) => void {
-	if (!broker.isMetricsEnabled()) return () => undefined;
-	broker.metrics.register({ type: "gauge", name: LARGE_BODIES, description: "Request bodies over 1 MiB the gateway is serving" });
-	broker.metrics.set(LARGE_BODIES, 0);
-	return inUse => broker.metrics.set(LARGE_BODIES, inUse);
+	return gauge(broker, LARGE_BODIES, "Request bodies over 1 MiB the gateway is serving");
+}
+
+/**
+ * `memos_sse_streams_open` (a setter for it) and `memos_sse_streams_slow_closed_total` (a
+ * counting function): the live streams of this gateway (sse-hub.ts).
+ */
+export function sseMetrics(broker: ServiceBroker): { open: (count: number) => void; slowClosed: () => void } {
+	const open = gauge(broker, SSE_STREAMS, "Live streams (GET /api/v1/sse) this gateway holds");
+	if (!broker.isMetricsEnabled()) return { open, slowClosed: () => undefined };
+	broker.metrics.register({ type: "counter", name: SSE_SLOW_CLOSED, description: "Live streams closed because their client did not read" });
+	return { open, slowClosed: () => broker.metrics.increment(SSE_SLOW_CLOSED) };
 }

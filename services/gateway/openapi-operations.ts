@@ -101,6 +101,12 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	ListMemoReactions: { tag: "MemoService", query: PAGE, response: "ListMemoReactionsResponse" },
 	UpsertMemoReaction: { tag: "MemoService", request: "UpsertMemoReactionRequest", response: "Reaction" },
 	DeleteMemoReaction: { tag: "MemoService" },
+	// Contract 17
+	SubscribeMemoEvents: {
+		tag: "MemoService",
+		description:
+			"Server-sent events, as upstream memos sends them: `: connected` on open, `: heartbeat` while idle, and per change a `data:` line of JSON `{type, name, parent?}` (type memo.created, memo.updated, memo.deleted, memo.comment.created (name: the commented memo), reaction.upserted or reaction.deleted), only for memos the caller can read when it is sent. At most SSE_MAX_STREAMS streams per server (429 RESOURCE_EXHAUSTED beyond)."
+	},
 	ListMemoRelations: { tag: "MemoService", query: PAGE, response: "ListMemoRelationsResponse" },
 	SetMemoRelations: { tag: "MemoService", request: "SetMemoRelationsRequest" },
 	ListMemoShares: { tag: "MemoService", response: "ListMemoSharesResponse" },

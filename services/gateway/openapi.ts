@@ -62,7 +62,12 @@ function operation(spec: RouteSpec, doc: OperationDoc | undefined): Json {
 		...pathParams(spec.path).map(name => ({ name, in: "path", required: true, schema: { type: "string" }, description: "last segment of the resource name" })),
 		...(doc?.query ?? []).map(q => ({ $ref: `#/components/parameters/${q}` }))
 	];
-	const ok = spec.empty === true ? { description: "Empty: a zero-length body (clients must not parse it)." } : { description: "OK", content: json(doc?.response ? ref(doc.response) : JSON_OBJECT) };
+	const ok =
+		spec.empty === true
+			? { description: "Empty: a zero-length body (clients must not parse it)." }
+			: spec.eventStream === true
+				? { description: "A stream that lasts until either side ends it.", content: { "text/event-stream": { schema: { type: "string" } } } }
+				: { description: "OK", content: json(doc?.response ? ref(doc.response) : JSON_OBJECT) };
 	const answers = doc?.answers === undefined ? { "200": ok } : Object.fromEntries(Object.entries(doc.answers).map(([status, description]) => [status, { description }]));
 	const raw = spec.streamBody === undefined ? {} : { requestBody: { description: "Raw bytes, streamed.", content: { [spec.streamBody]: { schema: { type: "string", format: "binary" } } } } };
 	return {

@@ -17,14 +17,30 @@ export type HttpMethod = "GET" | "HEAD" | "POST" | "PATCH" | "PUT" | "DELETE";
  */
 export type Access = "anyone" | "public-instance" | "signed-in";
 
-export interface RouteSpec {
+/** An operation answered by an action. */
+interface ActionRoute extends RouteBase {
+	/** The action serving it, from its service's contract. */
+	action: AnyActionRef;
+	eventStream?: undefined;
+}
+
+/**
+ * An operation the gateway serves itself as a live stream of server-sent events
+ * (`text/event-stream`, sse-hub.ts), fed by broker events: no action answers it.
+ */
+interface EventStreamRoute extends RouteBase {
+	eventStream: true;
+	action?: undefined;
+}
+
+export type RouteSpec = ActionRoute | EventStreamRoute;
+
+interface RouteBase {
 	/** The operation's name in the contract, e.g. `GetInstanceProfile`; unique. */
 	operation: string;
 	method: HttpMethod;
 	/** Contract form: `/api/v1/memos/{memo}`; a custom method keeps its colon (`/api/v1/attachments:batchDelete`). */
 	path: string;
-	/** The action serving it, from its service's contract. */
-	action: AnyActionRef;
 	access: Access;
 	/**
 	 * Where the JSON body goes in the action's params (gRPC transcoding): `*` merges its

@@ -7,6 +7,7 @@ import { instanceRoutes } from "./routes/instance.routes.js";
 import { memosRoutes } from "./routes/memos.routes.js";
 import { notificationsRoutes } from "./routes/notifications.routes.js";
 import { spacesRoutes } from "./routes/spaces.routes.js";
+import { sseRoutes } from "./routes/sse.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
 import { webhooksRoutes } from "./routes/webhooks.routes.js";
 
@@ -14,4 +15,16 @@ import { webhooksRoutes } from "./routes/webhooks.routes.js";
  * Every `/api/v1` operation. Order matters where paths overlap: a literal segment
  * (`/memos/-/…`) must come before the parameter that would also match it.
  */
-export const ROUTE_TABLE: readonly RouteSpec[] = [...instanceRoutes, ...memosRoutes, ...authRoutes, ...usersRoutes, ...webhooksRoutes, ...notificationsRoutes, ...identityProvidersRoutes, ...aiRoutes, ...attachmentsRoutes, ...spacesRoutes];
+export const ROUTE_TABLE: readonly RouteSpec[] = [
+	...instanceRoutes,
+	...memosRoutes,
+	...authRoutes,
+	...usersRoutes,
+	...webhooksRoutes,
+	...notificationsRoutes,
+	...identityProvidersRoutes,
+	...aiRoutes,
+	...attachmentsRoutes,
+	...spacesRoutes,
+	...sseRoutes
+];

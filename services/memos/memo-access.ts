@@ -11,14 +11,19 @@ const memoNotFound = (id: string) => notFound(`memo "memos/${id}" not found`);
  * as such (3.4).
  */
 export function canRead(memo: MemoDoc, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): boolean {
-	if (caller !== null && caller.id === memo.creatorId) return true;
+	return visibleTo(memo, caller?.id ?? null, memo.spaceId !== null && spaces.has(memo.spaceId));
+}
+
+/** Contract 3.2 for a reader known by id (null: anonymous) and whether they belong to the memo's space. */
+function visibleTo(memo: MemoDoc, readerId: string | null, inMemoSpace: boolean): boolean {
+	if (readerId !== null && readerId === memo.creatorId) return true;
 	switch (memo.visibility) {
 		case "PUBLIC":
 			return true;
 		case "PROTECTED":
-			return caller !== null;
+			return readerId !== null;
 		case "SPACE":
-			return caller !== null && memo.spaceId !== null && spaces.has(memo.spaceId);
+			return readerId !== null && memo.spaceId !== null && inMemoSpace;
 		default:
 			return false;
 	}
@@ -27,6 +32,16 @@ export function canRead(memo: MemoDoc, caller: Caller | null, spaces: SpaceRoles
 /** Whether the read rule of contract 1.10 lets `caller` read `memo` (the answer of assertReadable as a boolean). */
 export function mayRead(memo: MemoDoc | null | undefined, caller: Caller | null, spaces: SpaceRoles = NO_SPACES): memo is MemoDoc {
 	return memo !== null && memo !== undefined && memo.deleteTime === null && (memo.state !== "ARCHIVED" || caller?.id === memo.creatorId) && canRead(memo, caller, spaces);
+}
+
+/**
+ * The read rule of 1.10 as a yes or no, for a signed-in reader who is not the caller of a
+ * request (the live stream's, contract 17), known by id and whether they belong to the memo's space.
+ */
+export function readableBy(memo: MemoDoc, readerId: string, inMemoSpace: boolean): boolean {
+	if (memo.deleteTime !== null) return false;
+	if (memo.state === "ARCHIVED" && readerId !== memo.creatorId) return false;
+	return visibleTo(memo, readerId, inMemoSpace);
 }
 
 /**

@@ -19,6 +19,21 @@ export interface MemoAccessInfo {
 	spaceReadable: boolean;
 }
 
+/** A change event as the memos service broadcast it, for `changeReaders`. */
+export interface ChangeToCheck {
+	/** Its event name (`memo.deleted`…). */
+	event: string;
+	change: MemoChangeEvent;
+}
+
+/** Who may read every memo a change names, now. */
+export interface ChangeReaders {
+	/** Every signed-in user may. */
+	everySignedIn: boolean;
+	/** Else those of the users asked about who may. */
+	userIds: string[];
+}
+
 export const memosActions = {
 	listMemos: defineApiAction("memos.listMemos"),
 	getUserStats: defineApiAction("memos.getUserStats"),
@@ -52,6 +67,11 @@ export const memosActions = {
 	resolveShare: defineAction<{ token: unknown }, { memoId: string } | null>("memos.resolveShare"),
 	/** The memos of `memoIds` that exist and are not deleted, with the caller's read right. */
 	accessInfo: defineAction<{ memoIds: string[] }, MemoAccessInfo[]>("memos.accessInfo"),
+	/**
+	 * For the gateway's live stream (contract 17): per change, in order, who of `userIds` may read
+	 * every memo it names at the time of the call (a deleted memo as it was just before).
+	 */
+	changeReaders: defineAction<{ changes: ChangeToCheck[]; userIds: string[] }, ChangeReaders[]>("memos.changeReaders"),
 	/** Moves a memo's update time after SetMemoAttachments replaced its attachments (voiding links a crashed request left pending). */
 	touch: defineAction<{ memoId: string; time: number }, void>("memos.touch"),
 	/** Memos (not deleted) still placed in a space. */

@@ -15,6 +15,7 @@ import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../share
 import { attachmentsActions } from "../attachments/attachments.contract.js";
 import { authActions, BATCH_GET_USERS_MAX } from "../auth/auth.contract.js";
 import { spacesActions, spacesEvents, type SpaceMemberEvent } from "../spaces/spaces.contract.js";
+import { changeReaders } from "./change-readers.js";
 import { createMemoComment, listMemoComments } from "./comments.js";
 import { linkMetadata, linkMetadataCache, parseLinkUrl, parseLinkUrls, type LinkMetadataCache } from "./link-metadata/link-metadata.js";
 import { parseListMemosQuery } from "./list-params.js";
@@ -29,7 +30,7 @@ import { memoResponses } from "./memo-responses.js";
 import { detachSpace, spaceMemoCount } from "./memo-space-changes.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import { updateMemo, type UpdateMemoParams } from "./memo-update.js";
-import type { MemoAccessInfo } from "./memos.contract.js";
+import type { ChangeReaders, ChangeToCheck, MemoAccessInfo } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { ensureMemosIndexes, memosStore } from "./memos-store.js";
 import { notifyPendingMemos } from "./notifications/notify-memo.js";
@@ -400,6 +401,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			visibility: "public",
 			handler(ctx: Ctx<{ memoIds?: string[] }>): Promise<MemoAccessInfo[]> {
 				return memoAccessInfo(this.deps(ctx), ctx.params.memoIds ?? [], ctx.meta.user ?? null);
+			}
+		},
+
+		/** For the gateway's live stream (contract 17): who may read what each change names (change-readers.ts). */
+		changeReaders: {
+			visibility: "public",
+			handler(ctx: Ctx<{ changes?: ChangeToCheck[]; userIds?: string[] }>): Promise<ChangeReaders[]> {
+				return changeReaders(this.deps(ctx), ctx.params.changes ?? [], ctx.params.userIds ?? []);
 			}
 		},
 

@@ -54,6 +54,10 @@ export interface Config {
 	logFormat: "pretty" | "json";
 	/** Gateway: request bodies above LARGE_BODY_BYTES read at once; more answer 429. */
 	maxLargeBodies: number;
+	/** Gateway: live streams (`GET /api/v1/sse`) open at once; more answer 429 (contract 17). */
+	sseMaxStreams: number;
+	/** Gateway: how often an idle live stream gets a `: heartbeat` comment. */
+	sseHeartbeatMs: number;
 	/** Gateway: origins browsers may call the API from (contract 19, CORS). */
 	corsOrigins: CorsOrigins;
 	/** Gateway: proxies (CIDR ranges) whose `X-Forwarded-For` names the client, for per-client limits. */
@@ -131,6 +135,8 @@ export const ENV_DEFAULTS = {
 	TRACING_ZIPKIN_URL: "",
 	LOG_FORMAT: "auto",
 	MAX_LARGE_BODIES: "4",
+	SSE_MAX_STREAMS: "10000",
+	SSE_HEARTBEAT_MS: "30000",
 	CORS_ORIGINS: "*",
 	TRUSTED_PROXIES: "",
 	API_COMPAT: "strict"
@@ -340,6 +346,8 @@ export function loadConfig(env: Env = process.env, isTerminal = process.stdout.i
 		tracingZipkinUrl: url(env, "TRACING_ZIPKIN_URL", ["http:", "https:"]),
 		logFormat: logFormat(env, isTerminal),
 		maxLargeBodies: positiveInt(env, "MAX_LARGE_BODIES"),
+		sseMaxStreams: positiveInt(env, "SSE_MAX_STREAMS"),
+		sseHeartbeatMs: positiveInt(env, "SSE_HEARTBEAT_MS"),
 		corsOrigins: corsOrigins(env),
 		trustedProxies: trustedProxies(env),
 		apiCompat: apiCompat(env)

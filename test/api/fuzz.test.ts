@@ -78,6 +78,13 @@ beforeAll(async () => {
 async function send(request: FuzzRequest): Promise<{ status: number; text: string }> {
 	const headers = request.signedIn ? { ...request.headers, Authorization: `Bearer ${user.accessToken}` } : request.headers;
 	const res = await fetch(`${app().baseUrl}${request.target}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
+	// A live stream (GET /api/v1/sse) never ends by itself: its opening is the answer.
+	if (res.ok && res.headers.get("content-type") === "text/event-stream" && res.body !== null) {
+		const reader = res.body.getReader();
+		const first = await reader.read();
+		await reader.cancel();
+		return { status: res.status, text: new TextDecoder().decode(first.value) };
+	}
 	return { status: res.status, text: await res.text() };
 }
 

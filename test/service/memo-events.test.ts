@@ -2,7 +2,7 @@ import { ServiceBroker, type Context } from "moleculer";
 import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
 import { authActions } from "../../services/auth/auth.contract.js";
 import MemosService from "../../services/memos/memos.service.js";
-import { memoEvents, memosActions, type MemoChangeEvent } from "../../services/memos/memos.contract.js";
+import { memoEvents, memosActions, type ChangeReaders, type MemoChangeEvent } from "../../services/memos/memos.contract.js";
 import { spacesActions } from "../../services/spaces/spaces.contract.js";
 import type { Caller } from "../../shared/caller.js";
 import { call, onEvent } from "../../shared/contract.js";
@@ -59,7 +59,7 @@ beforeAll(async () => {
 	broker.createService(
 		fakeService("spaces", [
 			fake(spacesActions.membershipsOf, ctx => (ctx.params.userId === alice.id ? [{ spaceId: "s1", role: "ADMIN" as const }] : [])),
-			fake(spacesActions.spaceMembers, () => ({ exists: true, roles: {} }))
+			fake(spacesActions.spaceMembers, ctx => ({ exists: true, roles: ctx.params.userIds.includes(alice.id) ? { [alice.id]: "ADMIN" as const } : {} }))
 		])
 	);
 	broker.createService(
@@ -134,5 +134,44 @@ describe("memo change events (contract 17)", () => {
 		expect(await next(1)).toEqual([
 			{ event: "memo.deleted", payload: { memo: "memos/m3", creator: "users/u-alice", spaceId: null, actor: "users/u-alice", at } }
 		]);
+	});
+});
+
+describe("who may be told of a change (memos.changeReaders)", () => {
+	const everyone = [alice.id, bob.id, "u-carol"];
+	const readers = (event: string, memo: string, parent?: string): Promise<ChangeReaders[]> => {
+		const change = { memo: `memos/${memo}`, creator: "users/u-alice", spaceId: null, ...(parent === undefined ? {} : { parent: `memos/${parent}` }), actor: "users/u-alice", at };
+		return call(broker, memosActions.changeReaders, { changes: [{ event, change }], userIds: everyone });
+	};
+	const create = async (id: string, memo: Record<string, unknown>) => {
+		await call(broker, memosActions.createMemo, { memoId: id, memo: { content: "x", ...memo } }, as(alice));
+	};
+	const signedIn = { everySignedIn: true, userIds: [] };
+	const only = (...userIds: string[]) => ({ everySignedIn: false, userIds });
+
+	test("by visibility and state: every signed-in user, the creator, the space's members", async () => {
+		await create("r-protected", { visibility: "PROTECTED" });
+		await create("r-private", {});
+		await create("r-space", { visibility: "SPACE", space: "spaces/s1" });
+		await create("r-archived", { visibility: "PUBLIC" });
+		await call(broker, memosActions.updateMemo, { memo: "r-archived", updateMask: "state", patch: { state: "ARCHIVED" } }, as(alice));
+		expect(await readers("memo.updated", "r-protected")).toEqual([signedIn]);
+		expect(await readers("memo.updated", "r-private")).toEqual([only(alice.id)]);
+		expect(await readers("memo.updated", "r-space")).toEqual([only(alice.id)]);
+		expect(await readers("memo.updated", "r-archived")).toEqual([only(alice.id)]);
+		expect(await readers("memo.updated", "missing")).toEqual([only()]);
+		// A comment's readers must read the memo it comments on too.
+		expect(await readers("memo.comment.created", "r-protected", "r-private")).toEqual([only(alice.id)]);
+	});
+
+	test("a deletion goes to those who could read the memo just before; any other change of a deleted memo to no one", async () => {
+		await create("r-deleted", { visibility: "PROTECTED" });
+		await create("r-purged", { visibility: "PROTECTED" });
+		await call(broker, memosActions.deleteMemo, { memo: "r-deleted" }, as(alice));
+		await call(broker, memosActions.deleteMemo, { memo: "r-purged", force: true }, as(alice));
+		expect(await readers("memo.deleted", "r-deleted")).toEqual([signedIn]);
+		expect(await readers("memo.updated", "r-deleted")).toEqual([only()]);
+		// Purged: what is left to know is its creator.
+		expect(await readers("memo.deleted", "r-purged")).toEqual([only(alice.id)]);
 	});
 });

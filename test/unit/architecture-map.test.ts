@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { authEvents } from "../../services/auth/auth.contract.js";
 import { instanceEvents } from "../../services/instance/instance.contract.js";
+import { memoEvents } from "../../services/memos/memos.contract.js";
 import { spacesEvents } from "../../services/spaces/spaces.contract.js";
 import type { EventRef } from "../../shared/contract.js";
 
@@ -11,15 +12,15 @@ import type { EventRef } from "../../shared/contract.js";
  * The service map of ARCHITECTURE.md (and the README) stays true: its services are the
  * services of services/, its call edges are the services each one names actions of (an
  * `<owner>Actions.<action>` reference: a `call(…)` site, a route table row, a table of actions
- * called), its event edges are the events each one handles (`<owner>Events.<event>` or
- * `settingUpdated` in a handler), both ways. The instance settings mixin (shared/settings) calls
+ * called), its event edges are the events each one handles (`<owner>Events.<event>.name`,
+ * `onEvent(<owner>Events.<event>, …)` or `settingUpdated` in a handler), both ways. The instance settings mixin (shared/settings) calls
  * `instance.settingValue` and handles `instance.setting.updated` for the service that uses it.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MIXIN = "InstanceSettingsMixin";
 
-const EVENT_REFS: Record<string, Record<string, EventRef<unknown>>> = { authEvents, spacesEvents, instanceEvents };
+const EVENT_REFS: Record<string, Record<string, EventRef<unknown>>> = { authEvents, spacesEvents, instanceEvents, memoEvents };
 const SETTING_UPDATED = instanceEvents.settingUpdated.name;
 
 function filesOf(dir: string): string[] {
@@ -66,8 +67,10 @@ function edgesOf(svc: string, file: string, edges: Edges): void {
 			const owner = owners.get(name);
 			if (owner !== undefined && name.endsWith("Actions")) edges.calls.add(`${svc} --> ${owner}`);
 			const event = EVENT_REFS[name]?.[node.name.text];
-			// A handler names the event (`…Events.x.name`); the owner broadcasts it.
-			if (owner !== undefined && event !== undefined && ts.isPropertyAccessExpression(node.parent) && node.parent.name.text === "name") {
+			// A handler names the event (`…Events.x.name`, or `onEvent(…Events.x, …)`); the owner broadcasts it.
+			const named = ts.isPropertyAccessExpression(node.parent) && node.parent.name.text === "name";
+			const handled = ts.isCallExpression(node.parent) && ts.isIdentifier(node.parent.expression) && node.parent.expression.text === "onEvent" && node.parent.arguments[0] === node;
+			if (owner !== undefined && event !== undefined && (named || handled)) {
 				edges.events.add(`${owner} -.->|${event.name}| ${svc}`);
 			}
 		}
