@@ -1,4 +1,4 @@
-import { PassThrough, Readable, Transform, type TransformCallback } from "node:stream";
+import { Readable, Transform, type TransformCallback } from "node:stream";
 import { fileTypeFromBuffer } from "file-type";
 import type { BlobInfo, BlobStore, PutOptions } from "../../shared/blob/blob-store.js";
 import { generateId } from "../../shared/ids.js";
@@ -37,9 +37,10 @@ export interface StoredBytes extends BlobInfo {
 
 /**
  * Streams `body` (`size` bytes, or whatever it carries when unknown) into `key`; nothing beyond
- * the first few KiB is held in memory. Not `durable`: a staged chunk (blob-store.ts, PutOptions).
+ * the first few KiB is held in memory. Not `durable`: a staged chunk; `hash`: one running over
+ * the chunks of an upload (blob-store.ts, PutOptions).
  */
-export async function storeBytes(blobs: BlobStore, key: string, body: Readable, options: Pick<PutOptions, "size" | "durable">): Promise<StoredBytes> {
+export async function storeBytes(blobs: BlobStore, key: string, body: Readable, options: Pick<PutOptions, "size" | "durable" | "hash">): Promise<StoredBytes> {
 	const keeper = new HeadKeeper();
 	body.on("error", err => keeper.destroy(err));
 	const info = await blobs.put(key, body.pipe(keeper), options);
@@ -51,23 +52,9 @@ export function emptyBody(): Readable {
 	return Readable.from([], { objectMode: false });
 }
 
-/**
- * Streams the blobs `parts` one after the other into `key` (a completed chunked upload): one
- * part is read at a time, so the whole file is never in memory.
- */
-export async function concatenateBlobs(blobs: BlobStore, parts: readonly string[], key: string, size: number): Promise<StoredBytes> {
-	const joined = new PassThrough();
-	const feed = async () => {
-		for (const part of parts) {
-			const source = await blobs.get(part);
-			for await (const chunk of source) {
-				if (!joined.write(chunk)) await new Promise(resolve => joined.once("drain", resolve));
-			}
-		}
-		joined.end();
-	};
-	feed().catch((err: unknown) => joined.destroy(err as Error));
-	return storeBytes(blobs, key, joined, { size });
+/** The first bytes of a file whose next part begins with `next`, as far as sniffing needs them. */
+export function extendHead(head: Buffer, next: Buffer): Buffer {
+	return head.length >= SNIFF_BYTES ? head : Buffer.concat([head, next]).subarray(0, SNIFF_BYTES);
 }
 
 /** The type the bytes' signature tells, or "". */

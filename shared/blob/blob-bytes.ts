@@ -28,13 +28,17 @@ export function rangeOutside(key: string, range: ByteRange, size: number): Range
  * shorter one at the end.
  */
 export class PutMeter {
-	private readonly hash: Hash = createHash("sha256");
+	private readonly hash: Hash;
 	private size = 0;
 
+	/** `hash`: a running SHA-256 the bytes are added to (PutOptions.hash), else one of their own. */
 	constructor(
 		private readonly key: string,
-		private readonly expected: number | undefined
-	) {}
+		private readonly expected: number | undefined,
+		private readonly carried?: Hash
+	) {
+		this.hash = carried ?? createHash("sha256");
+	}
 
 	/** The chunk as bytes, counted and hashed. */
 	add(chunk: unknown): Uint8Array {
@@ -45,10 +49,10 @@ export class PutMeter {
 		return bytes;
 	}
 
-	/** Once the body has ended: its size and SHA-256, or the size mismatch. */
+	/** Once the body has ended: its size and SHA-256 (a carried hash goes on), or the size mismatch. */
 	finish(): BlobInfo {
 		if (this.expected !== undefined && this.size !== this.expected) throw this.mismatch();
-		return { size: this.size, sha256: this.hash.digest("hex") };
+		return { size: this.size, sha256: (this.carried === undefined ? this.hash : this.hash.copy()).digest("hex") };
 	}
 
 	private mismatch(): Error {

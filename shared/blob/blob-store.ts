@@ -1,3 +1,4 @@
+import type { Hash } from "node:crypto";
 import type { Readable } from "node:stream";
 
 /**
@@ -38,6 +39,12 @@ export interface PutOptions {
 	 * for the disk. The object still appears only once every byte is written.
 	 */
 	durable?: boolean;
+	/**
+	 * A running SHA-256 the bytes are added to instead of a hash of their own (the chunks of one
+	 * upload, so that the whole file's hash needs no second read); the answer's `sha256` is its
+	 * digest so far. A failed put may have added some bytes: the caller keeps a copy to go back to.
+	 */
+	hash?: Hash;
 }
 
 export interface BlobStore {
@@ -52,6 +59,13 @@ export interface BlobStore {
 	 * when the range is malformed or does not lie inside the object.
 	 */
 	get(key: string, range?: ByteRange): Promise<Readable>;
+	/**
+	 * Makes `key` of the objects `parts`, in order, as durably and atomically as a put, without
+	 * passing their bytes through this process where the store can help (one local part is
+	 * renamed, one S3 part copied by the server). The parts may be gone afterwards: the caller
+	 * deletes what is left of them. BlobNotFoundError when a part is missing.
+	 */
+	compose(parts: readonly string[], key: string): Promise<void>;
 	/** Null when the object does not exist. */
 	stat(key: string): Promise<BlobStat | null>;
 	/** Deleting a missing object is not an error. */

@@ -5,7 +5,7 @@ import { dirname, join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange, PutOptions } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
-import { PutMeter, assertRangeShape, rangeOutside } from "./blob-bytes.js";
+import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
 
 export interface LocalBlobStoreOptions {
 	/** Root directory; a key is a path relative to it. */
@@ -38,12 +38,12 @@ export class LocalBlobStore implements BlobStore {
 		const target = this.pathOf(key);
 		await mkdir(this.tmpDir, { recursive: true });
 		const tmp = join(this.tmpDir, randomUUID());
-		const meter = new PutMeter(key, options.size);
+		const meter = new PutMeter(key, options.size, options.hash);
 		let info: BlobInfo;
 		let file: FileHandle | undefined;
 		try {
 			file = await open(tmp, "wx");
-			await writeBatched(file, body, meter);
+			await writeBatched(file, body, chunk => meter.add(chunk));
 			info = meter.finish();
 			// Durable before visible: after a crash the object is either absent or complete.
 			if (options.durable !== false) await file.sync();
@@ -59,16 +59,48 @@ export class LocalBlobStore implements BlobStore {
 		return info;
 	}
 
+	async compose(parts: readonly string[], key: string): Promise<void> {
+		const target = this.pathOf(key);
+		const sources = parts.map(part => this.pathOf(part));
+		if (sources.length === 1) {
+			// The one part becomes the object: made durable, then renamed into place.
+			const source = sources[0] as string;
+			const file = await openObject(source, parts[0] as string, "r");
+			try {
+				await file.sync();
+			} finally {
+				await file.close();
+			}
+			await mkdir(dirname(target), { recursive: true });
+			await rename(source, target);
+			return;
+		}
+		await mkdir(this.tmpDir, { recursive: true });
+		const tmp = join(this.tmpDir, randomUUID());
+		let file: FileHandle | undefined;
+		try {
+			file = await open(tmp, "wx");
+			for (const [at, source] of sources.entries()) {
+				const part = await openObject(source, parts[at] as string, "r");
+				// The stream closes the part's file when it ends or fails.
+				await writeBatched(file, part.createReadStream({ highWaterMark: WRITE_BATCH_BYTES }), toBytes);
+			}
+			await file.sync();
+			await file.close();
+			file = undefined;
+			await mkdir(dirname(target), { recursive: true });
+			await rename(tmp, target);
+		} catch (err) {
+			await file?.close();
+			await rm(tmp, { force: true });
+			throw err;
+		}
+	}
+
 	async get(key: string, range?: ByteRange): Promise<Readable> {
 		const path = this.pathOf(key);
 		if (range) assertRangeShape(range);
-		let file: FileHandle;
-		try {
-			file = await open(path, "r");
-		} catch (err) {
-			if (isMissing(err)) throw new BlobNotFoundError(key);
-			throw err;
-		}
+		const file = await openObject(path, key, "r");
 		try {
 			// Reading through the handle we stat keeps size and bytes consistent even if the
 			// key is overwritten meanwhile.
@@ -165,10 +197,10 @@ export class LocalBlobStore implements BlobStore {
 /**
  * A body's chunks (a socket's are 16-64 KiB) written a batch of at least WRITE_BATCH_BYTES at a
  * time with one writev, the next batch gathered while the last is written: a write per chunk
- * cost more than the bytes (issue 19). The meter stops an overlong body early rather than fill
- * the disk with it.
+ * cost more than the bytes (issue 19). `bytesOf` may throw (a put's meter stops an overlong body
+ * early rather than fill the disk with it).
  */
-async function writeBatched(file: FileHandle, body: Readable, meter: PutMeter): Promise<void> {
+async function writeBatched(file: FileHandle, body: Readable, bytesOf: (chunk: unknown) => Uint8Array): Promise<void> {
 	let batch: Uint8Array[] = [];
 	let batchBytes = 0;
 	let writing: Promise<void> = Promise.resolve();
@@ -181,7 +213,7 @@ async function writeBatched(file: FileHandle, body: Readable, meter: PutMeter): 
 		batchBytes = 0;
 	};
 	for await (const chunk of body) {
-		const bytes = meter.add(chunk);
+		const bytes = bytesOf(chunk);
 		batch.push(bytes);
 		batchBytes += bytes.length;
 		if (batchBytes >= WRITE_BATCH_BYTES) await flush();
@@ -198,6 +230,16 @@ async function writeAll(file: FileHandle, buffers: Uint8Array[], length: number)
 	const rest = Buffer.concat(buffers, length).subarray(bytesWritten);
 	let offset = 0;
 	while (offset < rest.length) offset += (await file.write(rest, offset, rest.length - offset)).bytesWritten;
+}
+
+/** The file of the object `key`; BlobNotFoundError when there is none. */
+async function openObject(path: string, key: string, flags: string): Promise<FileHandle> {
+	try {
+		return await open(path, flags);
+	} catch (err) {
+		if (isMissing(err)) throw new BlobNotFoundError(key);
+		throw err;
+	}
 }
 
 /** A missing parent folder or a file where a folder should be both mean "no such object". */

@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { startCutProxy } from "../support/cut-proxy.js";
 import { usePopulatedApp } from "../support/populated-app.js";
-import { digestOfBody, tusUpload, writePatternFile } from "../support/tus-client.js";
+import { digestOfBody, patternBytes, tusUpload, writePatternFile } from "../support/tus-client.js";
 import type { Session } from "../support/users.js";
 
 /** tus 1.0 uploads (core, creation, creation-with-upload, expiration, termination) on the embedded app, with the stock tus-js-client. */
@@ -40,10 +41,14 @@ async function create(as: Session, length: number, metadata: string): Promise<st
 	return new URL(res.headers.get("location") as string, app().baseUrl).href;
 }
 
+/** The SHA-256 and size of a file's bytes, once checked against its ETag (the hash kept as the chunks arrived). */
 async function sha256Of(name: string, as: Session): Promise<{ sha: string; size: number }> {
 	const res = await fetch(`${app().baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${as.accessToken}` } });
 	expect(res.status).toBe(200);
-	return digestOfBody(res.body);
+	const etag = res.headers.get("etag");
+	const digest = await digestOfBody(res.body);
+	expect(etag).toBe(`"${digest.sha}"`);
+	return digest;
 }
 
 test("tus-js-client uploads a file in one PATCH: it becomes an attachment of the memo, typed from its name, byte-identical", async () => {
@@ -153,6 +158,27 @@ describe("the protocol by hand", () => {
 		const name = last.headers.get("attachment-name") as string;
 		expect((await fetch(`${app().baseUrl}/file/${name}`, { headers: { Authorization: `Bearer ${alice().accessToken}` } }).then(r => r.text()))).toBe("helloworld");
 		expect((await tus("HEAD", url, alice())).headers.get("attachment-name")).toBe(name);
+	});
+
+	test("a streamed PATCH carrying more than is left is refused and keeps nothing of it; the upload then completes with the right bytes and ETag", async () => {
+		const size = 2 * MiB;
+		const url = await create(alice(), size, `filename ${b64("over.bin")},attachmentId ${b64("tus-over")}`);
+		const octets = { "Content-Type": "application/offset+octet-stream", "Upload-Offset": "0" };
+		// Without a Content-Length the excess shows only once the first MiB has been written.
+		const overlong = patternBytes(0, 3 * MiB - 1);
+		const pieces = new ReadableStream<Uint8Array>({
+			start(controller) {
+				for (let at = 0; at < overlong.length; at += 64 * 1024) controller.enqueue(overlong.subarray(at, at + 64 * 1024));
+				controller.close();
+			}
+		});
+		const refused = await fetch(url, { method: "PATCH", headers: { "Tus-Resumable": "1.0.0", Authorization: `Bearer ${alice().accessToken}`, ...octets }, body: pieces, duplex: "half" } as RequestInit);
+		expect(refused.status).toBe(400);
+		expect((await tus("HEAD", url, alice())).headers.get("upload-offset")).toBe("0");
+		const right = patternBytes(0, size - 1);
+		const done = await tus("PATCH", url, alice(), octets, right);
+		expect(done.status).toBe(204);
+		expect(await sha256Of("attachments/tus-over", alice())).toEqual({ sha: createHash("sha256").update(right).digest("hex"), size });
 	});
 
 	test("without Tus-Resumable, without a token, over the limit, with bad metadata: refused with the contract's codes", async () => {

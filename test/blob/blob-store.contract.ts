@@ -107,6 +107,35 @@ export function describeBlobStoreContract(name: string, setup: () => Promise<Blo
 			await expectNoStrayTemporaries();
 		});
 
+		test("a running hash carried across puts gives the hash of all their bytes; each answer is its digest so far", async () => {
+			const first = randomBytes(70_000);
+			const second = randomBytes(5000);
+			const hash = createHash("sha256");
+			expect(await store().put(key("carried-1.bin"), chunked(first), { hash, durable: false })).toEqual({ size: first.length, sha256: sha256(first) });
+			expect(await store().put(key("carried-2.bin"), chunked(second), { hash })).toEqual({ size: second.length, sha256: sha256(Buffer.concat([first, second])) });
+		});
+
+		test.each([1, 3])("compose makes one object of %i parts, in order", async count => {
+			const datas = Array.from({ length: count }, (_, i) => randomBytes(100_000 + i * 7));
+			const parts = datas.map((_, i) => key(`compose-${count}-part-${i}`));
+			for (const [i, data] of datas.entries()) await store().put(parts[i] as string, chunked(data), { durable: false });
+			const k = key(`compose-${count}.bin`);
+			await store().compose(parts, k);
+			expect((await readAll(await store().get(k))).equals(Buffer.concat(datas))).toBe(true);
+			for (const part of parts) await store().delete(part);
+			await expectNoStrayTemporaries();
+		});
+
+		test("compose of a missing part fails with BlobNotFoundError and makes nothing", async () => {
+			const part = key("compose-present");
+			await store().put(part, chunked(randomBytes(10)));
+			const k = key("compose-missing.bin");
+			await expect(store().compose([part, key("compose-absent")], k)).rejects.toBeInstanceOf(BlobNotFoundError);
+			await expect(store().compose([key("compose-absent")], k)).rejects.toBeInstanceOf(BlobNotFoundError);
+			expect(await store().stat(k)).toBeNull();
+			await expectNoStrayTemporaries();
+		});
+
 		test("a zero-byte blob", async () => {
 			const k = key("empty.bin");
 			expect(await store().put(k, Readable.from([]))).toEqual({ size: 0, sha256: EMPTY_SHA256 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, newUploadId, nodeOfUploadId, orphanedChunks, SESSION_IDLE_MS, stagedPart, UploadSessions, type UploadSession } from "../../services/attachments/upload/upload-sessions.js";
 
 /** Chunked upload sessions of one node (contract 8.4, 14): limits, ownership, idle time-out. */
@@ -8,7 +9,7 @@ describe("upload sessions", () => {
 	let now: number;
 	let sessions: UploadSessions;
 	const open = (id: string, userId: string, expiresAt = now + SESSION_IDLE_MS): UploadSession => {
-		const session: UploadSession = { id, userId, spec, nextOffset: 0, parts: [], lastChunkOffset: -1, expiresAt, busy: false };
+		const session: UploadSession = { id, userId, spec, nextOffset: 0, parts: [], hash: createHash("sha256"), head: Buffer.alloc(0), lastChunkOffset: -1, expiresAt, busy: false };
 		sessions.add(session);
 		return session;
 	};

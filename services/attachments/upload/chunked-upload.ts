@@ -1,10 +1,11 @@
+import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import type { Caller } from "../../../shared/caller.js";
 import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from "../../../shared/errors.js";
 import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { fieldOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
-import { concatenateBlobs, newBlobKey, storeBytes } from "../attachment-bytes.js";
+import { extendHead, newBlobKey, storeBytes } from "../attachment-bytes.js";
 import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
 import { toAttachmentJson } from "../attachment-json.js";
 import { assertIdFree, checkOwnMemo, insertAttachment } from "../attachment-records.js";
@@ -64,6 +65,8 @@ export async function openUpload(deps: AttachmentsDeps, caller: Caller, spec: Js
 		spec: uploadSpec,
 		nextOffset: 0,
 		parts: [],
+		hash: createHash("sha256"),
+		head: Buffer.alloc(0),
 		lastChunkOffset: -1,
 		expiresAt: deps.now() + SESSION_IDLE_MS,
 		busy: false
@@ -104,15 +107,21 @@ export async function continueUpload(deps: AttachmentsDeps, caller: Caller, uplo
  */
 export async function appendPart(deps: AttachmentsDeps, caller: Caller, session: UploadSession, body: Readable, length: number | undefined, now: number): Promise<void> {
 	session.busy = true;
+	// A failed put may have hashed bytes it did not keep.
+	const hashBefore = session.hash.copy();
 	try {
 		const offset = session.nextOffset;
 		const part = stagedPart(session.id, session.parts.length);
 		// A staged chunk outlives neither its session nor so the process: no wait for the disk.
-		const stored = await storeBytes(deps.blobs, part, body, { size: length, durable: false });
+		const stored = await storeBytes(deps.blobs, part, body, { size: length, durable: false, hash: session.hash }).catch((err: unknown) => {
+			session.hash = hashBefore;
+			throw err;
+		});
 		if (stored.size === 0) {
 			await deps.blobs.delete(part);
 		} else {
 			session.parts.push(part);
+			session.head = extendHead(session.head, stored.head);
 			session.nextOffset += stored.size;
 			session.lastChunkOffset = offset;
 		}
@@ -124,17 +133,21 @@ export async function appendPart(deps: AttachmentsDeps, caller: Caller, session:
 	}
 }
 
-/** The last byte arrived: the attachment is made from the staged chunks (rules of 8.2, re-checked). */
+/**
+ * The last byte arrived: the attachment is made from the staged chunks (rules of 8.2,
+ * re-checked), composed by the blob store and hashed as they arrived, so not read again.
+ */
 async function completeUpload(deps: AttachmentsDeps, caller: Caller, session: UploadSession, now: number): Promise<void> {
 	const { spec } = session;
 	try {
 		const memo = spec.memoId === null ? null : await checkOwnMemo(deps, spec.memoId, caller);
 		await assertIdFree(deps, spec.attachmentId);
 		const key = newBlobKey();
-		const stored = await concatenateBlobs(deps.blobs, session.parts, key, spec.size);
+		await deps.blobs.compose(session.parts, key);
+		const stored = { key, size: spec.size, sha256: session.hash.copy().digest("hex"), head: session.head };
 		const doc = await insertAttachment(
 			deps,
-			{ id: spec.attachmentId, creatorId: caller.id, filename: spec.filename, type: spec.type, externalLink: "", stored: { key, ...stored }, memoId: memo?.id ?? null },
+			{ id: spec.attachmentId, creatorId: caller.id, filename: spec.filename, type: spec.type, externalLink: "", stored, memoId: memo?.id ?? null },
 			now,
 			memo
 		);

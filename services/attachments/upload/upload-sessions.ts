@@ -1,3 +1,4 @@
+import type { Hash } from "node:crypto";
 import { generateId } from "../../../shared/ids.js";
 
 /** Chunked upload limits (contract 8.4, 14). */
@@ -23,6 +24,10 @@ export interface UploadSession {
 	nextOffset: number;
 	/** Blob keys of the chunks received, in order. */
 	parts: string[];
+	/** SHA-256 of the bytes received so far, carried from chunk to chunk (the file is never read again to hash it). */
+	hash: Hash;
+	/** The first bytes received, for sniffing the type at completion. */
+	head: Buffer;
 	/** Offset of the last chunk received, so a repeated final chunk is recognised. */
 	lastChunkOffset: number;
 	expiresAt: number;
