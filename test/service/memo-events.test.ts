@@ -1,16 +1,13 @@
-import { ServiceBroker, type Context } from "moleculer";
+import type { Context, ServiceBroker } from "moleculer";
 import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
-import { authActions } from "../../services/auth/auth.contract.js";
-import MemosService from "../../services/memos/memos.service.js";
 import { memoEvents, memosActions, type ChangeReaders, type MemoChangeEvent } from "../../services/memos/memos.contract.js";
 import { spacesActions } from "../../services/spaces/spaces.contract.js";
 import type { Caller } from "../../shared/caller.js";
 import { call, onEvent } from "../../shared/contract.js";
-import { loadConfig } from "../../shared/runtime/config.js";
-import { attachResources } from "../../shared/runtime/resources.js";
 import { settingValue } from "../../shared/settings/instance-settings.contract.js";
-import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import type { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
+import { memosBroker } from "../support/memos-broker.js";
 import { waitFor } from "../support/processes.js";
 import { rejectionOf } from "../support/service-errors.js";
 
@@ -43,19 +40,7 @@ async function next(count: number): Promise<Heard[]> {
 }
 
 beforeAll(async () => {
-	documents = new SqliteDocumentStore({ dir: null });
-	broker = new ServiceBroker({ logger: false });
-	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
-	broker.createService(MemosService);
-	broker.createService(
-		fakeService("auth", [
-			fake(authActions.lookupUsers, ctx => {
-				const { ids = [], usernames = [] } = ctx.params;
-				return users.filter(u => ids.includes(u.id) || usernames.includes(u.username)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }));
-			}),
-			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const)
-		])
-	);
+	({ broker, documents } = memosBroker(users));
 	broker.createService(
 		fakeService("spaces", [
 			fake(spacesActions.membershipsOf, ctx => (ctx.params.userId === alice.id ? [{ spaceId: "s1", role: "ADMIN" as const }] : [])),

@@ -1,16 +1,13 @@
-import { ServiceBroker } from "moleculer";
+import type { ServiceBroker } from "moleculer";
 import { attachmentsActions, type LinkTarget } from "../../services/attachments/attachments.contract.js";
-import { authActions } from "../../services/auth/auth.contract.js";
-import MemosService from "../../services/memos/memos.service.js";
 import { memosActions } from "../../services/memos/memos.contract.js";
 import { spacesActions, spacesEvents, type Membership } from "../../services/spaces/spaces.contract.js";
 import type { Caller } from "../../shared/caller.js";
 import { broadcast, call } from "../../shared/contract.js";
-import { loadConfig } from "../../shared/runtime/config.js";
-import { attachResources } from "../../shared/runtime/resources.js";
 import { settingValue } from "../../shared/settings/instance-settings.contract.js";
-import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import type { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { fake, fakeService } from "../support/fake-service.js";
+import { memosBroker } from "../support/memos-broker.js";
 import { rejectionOf } from "../support/service-errors.js";
 
 /**
@@ -64,19 +61,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 const names = (list: unknown) => (list as { name: string }[]).map(item => item.name);
 
 beforeAll(async () => {
-	documents = new SqliteDocumentStore({ dir: null });
-	broker = new ServiceBroker({ logger: false });
-	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
-	broker.createService(MemosService);
-	broker.createService(
-		fakeService("auth", [
-			fake(authActions.lookupUsers, ctx => {
-				const { ids = [], usernames = [] } = ctx.params;
-				return users.filter(u => ids.includes(u.id) || usernames.includes(u.username)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }));
-			}),
-			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const)
-		])
-	);
+	({ broker, documents } = memosBroker(users));
 	broker.createService(
 		fakeService("spaces", [
 			fake(spacesActions.membershipsOf, ctx => {
