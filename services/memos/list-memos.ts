@@ -6,6 +6,7 @@ import type { ListMemosQuery } from "./list-params.js";
 import { candidateBranches, candidateTags } from "./list-query.js";
 import type { MemoDoc } from "./memo-doc.js";
 import type { MemosDeps } from "./memos-deps.js";
+import { pinnedSplit } from "./memos-store.js";
 
 const LIST_MEMOS = "ListMemos";
 
@@ -41,6 +42,7 @@ export async function listMemos(deps: MemosDeps, caller: Caller | null, query: L
 		sort,
 		keyTypes: SORT_KEY_TYPES,
 		branches,
-		where: compileMemoFilter(filter, { now, creatorIds, tags })
+		where: compileMemoFilter(filter, { now, creatorIds, tags }),
+		...(pinnedSplit(sort) ? { splitBy: "pinned" } : {})
 	});
 }

@@ -16,7 +16,8 @@ export function candidateBranches(caller: Caller | null, state: MemoState, showD
 	const branches = state === "ARCHIVED" ? (caller === null ? [] : [{ ...common, creatorId: caller.id }]) : readableBranches(common, caller, spaceIds);
 	if (!showDeleted || caller === null) return branches;
 	// The memos indexes continue `deleteTime: null` with the owner and the sort keys; the caller's
-	// soft-deleted memos (kept until the purge) are a branch of their own, a range on deleteTime sorted apart.
+	// soft-deleted memos (kept until the purge) are a branch of their own, a range on deleteTime
+	// read through the (creatorId, deleteTime) index and sorted apart (memos-store.ts).
 	return [...branches, { ...common, creatorId: caller.id, deleteTime: { $gt: 0 } }];
 }
 

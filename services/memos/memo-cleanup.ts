@@ -44,13 +44,19 @@ export async function runCleanup(deps: MemosDeps, kind: Cleanup, ids: string[]):
  */
 export async function completeCleanups(deps: MemosDeps): Promise<number> {
 	let completed = 0;
+	const { memos } = deps.store;
 	for (;;) {
-		const pending = await deps.store.memos.find({ cleanup: { $in: ["hide", "purge", "link"] } }, { limit: REPAIR_BATCH });
-		if (pending.length === 0) return completed;
+		const pending = await memos.find({ cleanup: { $in: ["hide", "purge"] } }, { projection: { _id: 1, cleanup: 1 }, limit: REPAIR_BATCH });
+		if (pending.length === 0) break;
 		for (const kind of ["purge", "hide"] as const) {
 			await runCleanup(deps, kind, pending.filter(memo => memo.cleanup === kind).map(memo => memo._id));
 		}
-		for (const memo of pending) if (memo.cleanup === "link") await applyLinks(deps, memo);
 		completed += pending.length;
+	}
+	for (;;) {
+		const marked = await memos.find({ cleanup: "link" }, { limit: REPAIR_BATCH });
+		if (marked.length === 0) return completed;
+		for (const memo of marked) await applyLinks(deps, memo);
+		completed += marked.length;
 	}
 }

@@ -1,5 +1,5 @@
 import { nextSequence } from "../../shared/sequence.js";
-import type { Collection, DocumentStore, IndexSpec } from "../../shared/store/document-store.js";
+import type { Collection, DocumentStore, IndexSpec, Sort } from "../../shared/store/document-store.js";
 import type { MemoDoc, ReactionDoc, RelationDoc, ShareDoc } from "./memo-doc.js";
 import { ensureNotificationIndexes, type NotificationDoc } from "./notifications/notification-doc.js";
 import type { ShortcutDoc } from "./shortcuts.js";
@@ -44,28 +44,56 @@ export function memosStore(documents: DocumentStore): MemosStore {
  * equality prefix — parentId, state, deleteTime, then one owner group — and each index
  * continues it with the sort keys of one orderBy (contract 6.4), ending in the unique
  * tie-breaker, so a page reads at most pageSize + 1 entries per branch. A store scans an index
- * backwards for the opposite direction of every key; `pinned` is made an equality in each
- * branch (shared/paging/list-page.ts), so its direction and the time's are independent.
+ * backwards for the opposite direction of every key, so one index serves an order and its
+ * reverse; a compound order whose keys go different ways needs an index of its own.
+ *
+ * MongoDB allows 64 indexes on a collection: an index per owner group for every order would
+ * exceed it. So `pinned` is made an equality in each branch (shared/paging/list-page.ts) for
+ * every order that names it or has two keys before the tie-breaker (`pinnedSplit`): it drops out
+ * of the order wherever it stands, and the compound orders share the indexes that begin with it.
+ * Served: every order of `pinned` (anywhere) with at most two of create_time, update_time and
+ * name, in any directions. Not served, a blocking sort on MongoDB: create_time and update_time
+ * both followed by name (16 more indexes per owner group would be needed); the rare exact ties
+ * of two times make `name` there no more than a tie-breaker, which the sequence already is.
  */
 const PREFIX = { parentId: 1, state: 1, deleteTime: 1 } as const;
 const OWNER_GROUPS: Record<string, 1>[] = [{ creatorId: 1 }, { visibility: 1 }, { visibility: 1, spaceId: 1 }];
-const SORT_TAILS: Record<string, -1>[] = [
+const SORT_TAILS: Record<string, 1 | -1>[] = [
+	// One key, branches not split.
 	{ createTime: -1, seq: -1 },
 	{ updateTime: -1, seq: -1 },
+	{ _id: -1 },
+	// Split on pinned: pinned alone, or with one key, or two (the tie-breaker follows the last time key).
+	{ pinned: -1, seq: -1 },
 	{ pinned: -1, createTime: -1, seq: -1 },
 	{ pinned: -1, updateTime: -1, seq: -1 },
-	{ pinned: -1, seq: -1 },
-	{ _id: -1 }
+	{ pinned: -1, _id: -1 },
+	{ pinned: -1, createTime: -1, updateTime: -1, seq: -1 },
+	{ pinned: -1, createTime: -1, updateTime: 1, seq: 1 },
+	{ pinned: -1, updateTime: -1, createTime: -1, seq: -1 },
+	{ pinned: -1, updateTime: -1, createTime: 1, seq: 1 },
+	{ pinned: -1, createTime: -1, _id: -1 },
+	{ pinned: -1, createTime: -1, _id: 1 },
+	{ pinned: -1, updateTime: -1, _id: -1 },
+	{ pinned: -1, updateTime: -1, _id: 1 }
 ];
+
+/** Whether a ListMemos order is served by the indexes that begin with `pinned` (see above). */
+export function pinnedSplit(sort: Sort): boolean {
+	return Object.keys(sort).filter(key => key !== "seq").length > 1;
+}
 
 const MEMO_INDEXES: readonly IndexSpec[] = [
 	...OWNER_GROUPS.flatMap(owner => SORT_TAILS.map(tail => ({ fields: { ...PREFIX, ...owner, ...tail } }))),
 	// A memo's comments in relation-list order (relations.ts).
 	{ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } },
-	// Clean-ups: the purge of expired deletions, a space's memos, a deleted user's memos.
+	// Clean-ups: the purge of expired deletions, a space's memos, a deleted user's memos. The last
+	// also reads a caller's soft-deleted memos (showDeleted, list-query.ts), and only those: a
+	// range on deleteTime cannot precede the sort keys, so that branch alone is sorted apart,
+	// at most the memos its caller deleted within the retention period.
 	{ fields: { deleteTime: 1 } },
 	{ fields: { spaceId: 1, deleteTime: 1 } },
-	{ fields: { creatorId: 1 } },
+	{ fields: { creatorId: 1, deleteTime: 1 } },
 	// The repair passes: memos whose deletion is half-done (memo-cleanup.ts), whose notifications may be (notify-memo.ts).
 	{ fields: { cleanup: 1 } },
 	{ fields: { notifyPending: 1 } }

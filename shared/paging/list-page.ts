@@ -27,6 +27,11 @@ export interface ListPageSpec {
 	branches: readonly Filter[];
 	/** Conditions every item must meet besides its branch (a compiled filter), tested after the index prefix. */
 	where?: Filter;
+	/**
+	 * A boolean field (not a sort key) to split every branch on as well, so that the indexes
+	 * that begin the order with it serve this order (memos-store.ts: compound memo orders).
+	 */
+	splitBy?: string;
 }
 
 export interface Page<T> {
@@ -66,13 +71,16 @@ export function mergeSorted<T extends Doc>(runs: readonly (readonly T[])[], sort
 }
 
 /**
- * The branches with a leading boolean sort key (`pinned`) made an equality in each: an index
- * then serves the rest of the order in either direction, whichever way the boolean goes.
+ * The branches with each boolean sort key (`pinned`), and `splitBy`, made an equality in each:
+ * the key then drops out of the order an index must give, wherever it stands in it, and one
+ * index serves either direction of it with the rest of the order.
  */
-function splitOnLeadingBoolean(spec: ListPageSpec): Filter[] {
-	const [first] = Object.keys(spec.sort);
-	if (spec.keyTypes[first] !== "boolean") return [...spec.branches];
-	return spec.branches.flatMap(branch => (typeof branch[first] === "boolean" ? [branch] : [{ ...branch, [first]: true }, { ...branch, [first]: false }]));
+function splitOnBooleans(spec: ListPageSpec): Filter[] {
+	const keys = Object.keys(spec.sort).filter(key => spec.keyTypes[key] === "boolean");
+	if (spec.splitBy !== undefined && !keys.includes(spec.splitBy)) keys.push(spec.splitBy);
+	let branches = [...spec.branches];
+	for (const key of keys) branches = branches.flatMap(branch => (typeof branch[key] === "boolean" ? [branch] : [{ ...branch, [key]: true }, { ...branch, [key]: false }]));
+	return branches;
 }
 
 /** Reads one page of `collection` as `spec` describes. */
@@ -82,7 +90,7 @@ export async function listPage<T extends Doc>(collection: Collection<T>, spec: L
 	const where = spec.where !== undefined && Object.keys(spec.where).length > 0 ? [spec.where] : [];
 	const limit = spec.pageSize + 1;
 	const runs = await Promise.all(
-		splitOnLeadingBoolean(spec).map(branch => {
+		splitOnBooleans(spec).map(branch => {
 			const after = position === null ? {} : afterPosition(spec.sort, position, fixedKeys(branch, spec.sort, spec.keyTypes));
 			if (after === null) return [];
 			const shared = Object.keys(after).length === 0 ? where : [...where, after];

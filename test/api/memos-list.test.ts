@@ -259,3 +259,48 @@ describe("ListMemos bad input: 400 code 3, never 500 (issue 4)", () => {
 		expectError(await api.request("GET", "/memos?filter=pinned&filter=pinned", { as: alice() }), 400, 3);
 	});
 });
+
+describe("ListMemos compound orders, page by page (issue 21: branches split on pinned)", () => {
+	const filter = 'content.startsWith("compound ")';
+	// id, create day, update day, pinned; in creation order (the sequence). Ties on both times (c1, c6) and on one.
+	const memos: [string, number, number, boolean][] = [
+		["c1", 1, 5, false],
+		["c2", 1, 3, true],
+		["c3", 2, 3, false],
+		["c4", 2, 3, true],
+		["c5", 3, 1, false],
+		["c6", 1, 5, false]
+	];
+
+	beforeAll(async () => {
+		for (const [id, created, updated, pinned] of memos) await create(carol(), id, { content: `compound ${id}`, createTime: at(created), updateTime: at(updated), pinned });
+	});
+
+	/** The order contract 6.4 gives, worked out here: the terms, then the sequence in the last time key's direction (none after name). */
+	function expected(orderBy: string): string[] {
+		const terms = orderBy.split(",").map(term => term.trim().split(/\s+/)).map(([field, dir = "desc"]) => ({ field, sign: dir === "asc" ? 1 : -1 }));
+		const value = (memo: (typeof memos)[number], field: string) => ({ pinned: Number(memo[3]), create_time: memo[1], update_time: memo[2], name: memo[0] })[field] as number | string;
+		const times = terms.filter(t => t.field.endsWith("_time"));
+		const seqSign = terms.some(t => t.field === "name") ? 0 : (times.at(-1)?.sign ?? -1);
+		const order = memos.map((memo, seq) => ({ memo, seq }));
+		order.sort((a, b) => {
+			for (const { field, sign } of terms) {
+				const [x, y] = [value(a.memo, field), value(b.memo, field)];
+				if (x !== y) return (x < y ? -1 : 1) * sign;
+			}
+			return (a.seq - b.seq) * seqSign;
+		});
+		return order.map(({ memo }) => `memos/${memo[0]}`);
+	}
+
+	test.each([
+		"create_time desc, update_time asc",
+		"update_time desc, create_time desc",
+		"create_time asc, name desc",
+		"update_time asc, pinned desc",
+		"pinned asc, update_time desc, create_time asc",
+		"create_time desc, update_time desc, name asc"
+	])("orderBy %j: every page size gives the contract's order", async orderBy => {
+		for (const pageSize of ["1", "2", "4"]) expect((await listAll(api, carol(), { filter, orderBy, pageSize })).names).toEqual(expected(orderBy));
+	});
+});
