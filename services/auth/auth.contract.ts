@@ -3,6 +3,9 @@ import { defineAction, defineApiAction, defineEvent, type ApiAnswer, type ApiPar
 
 /** The auth service's published boundary: what other services and the gateway may use of it. */
 
+/** A personal access token as `auth.pat.deleted` names it (the gateway ends live streams opened with it). */
+export { hashPat } from "./pat-hash.js";
+
 /** What other services need of a user. */
 export interface UserRef {
 	id: string;

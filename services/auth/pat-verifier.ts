@@ -1,6 +1,7 @@
 import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import type { Collection } from "../../shared/store/document-store.js";
-import { hashPat, type PatDoc } from "./personal-access-tokens.js";
+import { hashPat } from "./pat-hash.js";
+import type { PatDoc } from "./personal-access-tokens.js";
 
 /**
  * How long a node trusts its copy of a personal access token. A deletion reaches every node's

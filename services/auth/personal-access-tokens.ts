@@ -1,10 +1,11 @@
-import { createHash, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import type { Caller } from "../../shared/caller.js";
 import { failedPrecondition, invalidArgument, notFound, permissionDenied } from "../../shared/errors.js";
 import { generateId } from "../../shared/ids.js";
 import { listPage, pageSizeParam } from "../../shared/paging/list-page.js";
 import { parseInt32, toTimestamp } from "../../shared/proto-json.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
+import { hashPat } from "./pat-hash.js";
 import { findByUsername } from "./user-access.js";
 import type { UserDoc } from "./user-doc.js";
 
@@ -37,9 +38,6 @@ export interface PatDeps {
 	now(): number;
 }
 
-export function hashPat(token: string): string {
-	return createHash("sha256").update(token).digest("hex");
-}
 
 export function isPatShaped(token: string): boolean {
 	return token.startsWith(PAT_PREFIX);

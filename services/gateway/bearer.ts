@@ -13,8 +13,13 @@ const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
  * other scheme, a malformed or oversized token, or one the auth service refuses is UNAUTHENTICATED.
  */
 export async function callerOfAuthorization(ctx: Context<unknown, RequestMeta>, header: string): Promise<Caller> {
-	const token = BEARER.exec(header)?.[1];
+	const token = bearerToken(header);
 	if (token === undefined || token.length > ACCESS_TOKEN_MAX_LENGTH) throw unauthenticated("invalid access token");
 	// A read: another auth node may answer when the first fails mid-call.
 	return call(ctx, authActions.verifyAccessToken, { token }, { retries: IDEMPOTENT_RETRIES });
+}
+
+/** The token of a `Bearer` header, or undefined for any other. */
+export function bearerToken(header: string | undefined): string | undefined {
+	return header === undefined ? undefined : BEARER.exec(header)?.[1];
 }

@@ -19,11 +19,11 @@ import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { uploadLimitBytes } from "../attachments/attachments.contract.js";
-import { authEvents } from "../auth/auth.contract.js";
+import { authEvents, hashPat } from "../auth/auth.contract.js";
 import { contentLimitOf, memoEvents, memosActions, type MemoChangeEvent } from "../memos/memos.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
-import { callerOfAuthorization } from "./bearer.js";
+import { bearerToken, callerOfAuthorization } from "./bearer.js";
 import { clientAddressOf } from "./client-address.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { refuseUnknownCustomMethod } from "./custom-method.js";
@@ -104,7 +104,10 @@ type GatewayThis = Service<GatewaySettings> & GatewayMethods & GatewayVars;
 /** An event-stream route's alias (RouteSpec.eventStream), once authenticated and authorized: the caller's live stream. */
 function eventStreamAlias(this: GatewayThis, req: GatewayRequest, res: ServerResponse, next: (err?: unknown) => void): void {
 	try {
-		this.sse.open(res, signedIn(req.$ctx));
+		const caller = signedIn(req.$ctx);
+		// Without a session, a personal access token vouched: its deletion ends the stream.
+		const token = caller.sessionId === undefined ? bearerToken(req.headers.authorization) : undefined;
+		this.sse.open(res, caller, token === undefined ? undefined : hashPat(token));
 	} catch (err) {
 		next(err);
 	}
@@ -214,6 +217,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		...onEvent<{ familyIds: string[] }, GatewayThis>(authEvents.sessionsRevoked, function (ctx) {
 			const revoked = new Set(ctx.params.familyIds);
 			this.sse.end(stream => stream.sessionId !== undefined && revoked.has(stream.sessionId));
+		}),
+		...onEvent<{ tokenHash: string }, GatewayThis>(authEvents.patDeleted, function (ctx) {
+			this.sse.end(stream => stream.patHash === ctx.params.tokenHash);
 		}),
 		...onEvent<{ id: string }, GatewayThis>(authEvents.userChanged, function (ctx) {
 			this.sse.end(stream => stream.userId === ctx.params.id);

@@ -21,11 +21,17 @@ export interface SseHubOptions {
 	onSlowClient?: (userId: string) => void;
 }
 
-interface Stream {
-	res: ServerResponse;
+/** Who a stream was opened by: the user, and the session or personal access token that vouched. */
+export interface StreamOwner {
 	userId: string;
 	/** The refresh family of the access token it was opened with; absent for personal access tokens. */
 	sessionId?: string;
+	/** The hash (`hashPat`) of the personal access token it was opened with. */
+	patHash?: string;
+}
+
+interface Stream extends StreamOwner {
+	res: ServerResponse;
 }
 
 export class SseHub {
@@ -44,8 +50,8 @@ export class SseHub {
 		return [...new Set([...this.streams].map(stream => stream.userId))];
 	}
 
-	/** Answers `res` with a stream for `caller`; RESOURCE_EXHAUSTED at the cap, UNAVAILABLE once closed. */
-	open(res: ServerResponse, caller: Caller): void {
+	/** Answers `res` with a stream for `caller` (its PAT's hash when one vouched); RESOURCE_EXHAUSTED at the cap, UNAVAILABLE once closed. */
+	open(res: ServerResponse, caller: Caller, patHash?: string): void {
 		if (this.closed) throw unavailable("the server is shutting down");
 		if (this.streams.size >= this.options.maxStreams) throw resourceExhausted(`this server holds at most ${this.options.maxStreams} live streams`);
 		res.writeHead(200, {
@@ -55,7 +61,12 @@ export class SseHub {
 			// Proxies that buffer responses (nginx) pass this one through as it comes.
 			"X-Accel-Buffering": "no"
 		});
-		const stream: Stream = { res, userId: caller.id, ...(caller.sessionId === undefined ? {} : { sessionId: caller.sessionId }) };
+		const stream: Stream = {
+			res,
+			userId: caller.id,
+			...(caller.sessionId === undefined ? {} : { sessionId: caller.sessionId }),
+			...(patHash === undefined ? {} : { patHash })
+		};
 		this.streams.add(stream);
 		res.once("close", () => {
 			this.streams.delete(stream);
@@ -72,8 +83,8 @@ export class SseHub {
 		for (const stream of this.streams) if (allowed === undefined || allowed.has(stream.userId)) this.write(stream, frame);
 	}
 
-	/** Ends the streams `which` picks (a revoked session, a changed user): their clients reconnect and sign in again. */
-	end(which: (stream: { userId: string; sessionId?: string }) => boolean): void {
+	/** Ends the streams `which` picks (a revoked session or token, a changed user): their clients reconnect and sign in again. */
+	end(which: (stream: StreamOwner) => boolean): void {
 		for (const stream of this.streams) if (which(stream)) stream.res.end();
 	}
 

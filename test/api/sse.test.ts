@@ -48,12 +48,19 @@ describe("opening a stream", () => {
 		expect(s.comments[0]).toBe("connected");
 	});
 
-	test("a personal access token opens it too, and its stream hears changes", async () => {
-		const created = await ok(api.request<{ token: string }>("POST", `/users/${alice().user.username}/personalAccessTokens`, { as: alice(), body: { description: "live" } }));
-		const s = await stream(created.token);
+	test("a personal access token opens it too; its stream hears changes until the token is deleted", async () => {
+		const created = await ok(
+			api.request<{ token: string; personalAccessToken: { name: string } }>("POST", `/users/${alice().user.username}/personalAccessTokens`, { as: alice(), body: { description: "live" } })
+		);
+		const [s, other] = [await stream(created.token), await stream(alice())];
 		expect(s.status).toBe(200);
 		const memo = await ok(api.create(alice(), { content: "by PAT" }));
 		await heard(s, { type: "memo.created", name: memo.name });
+		await ok(api.request("DELETE", `/${created.personalAccessToken.name}`, { as: alice() }));
+		await s.ended;
+		expect(s.complete).toBe(true);
+		// The same user's stream opened with a session lives on.
+		await marker([other]);
 	});
 
 	test("no token or a bad token: 401 with the Status body", async () => {
