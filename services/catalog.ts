@@ -4,6 +4,8 @@ import { attachmentsStore, ensureAttachmentIndexes } from "./attachments/attachm
 import AttachmentsService from "./attachments/attachments.service.js";
 import { ensureAuthIndexes } from "./auth/auth-indexes.js";
 import AuthService from "./auth/auth.service.js";
+import { ensureWebhookIndexes } from "./auth/webhooks/webhook-indexes.js";
+import WebhooksService from "./auth/webhooks/webhooks.service.js";
 import GatewayService from "./gateway/gateway.service.js";
 import InstanceService from "./instance/instance.service.js";
 import { ensureMemosIndexes, memosStore } from "./memos/memos-store.js";
@@ -19,5 +21,7 @@ export const CATALOG: Catalog = {
 	attachments: { schema: AttachmentsService, documents: true, blobs: true, indexes: documents => ensureAttachmentIndexes(attachmentsStore(documents)) },
 	spaces: { schema: SpacesService, documents: true, indexes: documents => ensureSpaceIndexes(spacesStore(documents)) },
 	instance: { schema: InstanceService, documents: true },
-	ai: { schema: AiService }
+	ai: { schema: AiService },
+	// The webhook delivery worker: part of the auth service's domain (its webhooks), run and scaled on its own.
+	webhooks: { schema: WebhooksService, documents: true, indexes: ensureWebhookIndexes }
 };

@@ -1,5 +1,6 @@
 import { applyLinks } from "./memo-attachment-links.js";
 import type { MemoDoc } from "./memo-doc.js";
+import { relayPendingChanges } from "./memo-outbox.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { purgeMemoExtras } from "./memos-store.js";
 import { detachMemos } from "./relations.js";
@@ -13,7 +14,8 @@ import { detachMemos } from "./relations.js";
  *    naming what is left to do.
  * 2. The steps run, each idempotent: relations detached, then for "hide" (soft delete) the
  *    attachments hidden, for "purge" reactions, share links, attachments and their bytes removed.
- * 3. Last, the mark is cleared ("hide") or the memo document itself removed ("purge").
+ * 3. Last, the mark is cleared ("hide") or the memo document itself removed ("purge"), once
+ *    the memo's outbox is relayed (memo-outbox.ts): no change goes without its webhook deliveries.
  * A crash between the steps leaves the mark; `completeCleanups` (at start-up and with every
  * purge round) finds marked memos through the `cleanup` index, a bounded batch at a time, and
  * runs the steps again.
@@ -33,6 +35,7 @@ export async function runCleanup(deps: MemosDeps, kind: Cleanup, ids: string[]):
 		await memos.update({ _id: { $in: ids }, cleanup: "hide" }, { $set: { cleanup: null } }, { multi: true });
 		return;
 	}
+	await relayPendingChanges(deps, ids);
 	await purgeMemoExtras(deps.store, ids);
 	await deps.peers.deleteAttachments(ids);
 	await memos.remove({ _id: { $in: ids } }, { multi: true });

@@ -19,6 +19,7 @@ import {
 import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
+import { newMemoOutbox } from "./memo-outbox.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { mayNotify, notifySaved } from "./notifications/notify-memo.js";
 import { addReferences, assertRelatable, parseReferences } from "./relations.js";
@@ -103,7 +104,8 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 		spaceId: input.spaceId,
 		parentId,
 		deleteTime: null,
-		...(mayNotify(input.content, parentId) ? { notifyPending: now } : {})
+		...(mayNotify(input.content, parentId) ? { notifyPending: now } : {}),
+		...newMemoOutbox(now)
 	};
 	const target = linkTarget(memo);
 	const links = input.attachments === undefined ? [] : checkedNames(await deps.peers.linkAttachments(target, input.attachments, false));

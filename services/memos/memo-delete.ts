@@ -4,27 +4,31 @@ import { assertCanDelete } from "./memo-access.js";
 import { completeCleanups, runCleanup } from "./memo-cleanup.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
+import { outboxEntry, withOutboxEntry } from "./memo-outbox.js";
+import { memoResponses } from "./memo-responses.js";
 import type { MemosDeps } from "./memos-deps.js";
 
 /** Soft-deleted memos are purged this long after deletion (contract 7.1, 14). */
 export const DELETED_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** DeleteMemo (contract 7.6): soft delete, or purge with `force`; marked first, cleaned up after (memo-cleanup.ts). */
+/**
+ * DeleteMemo (contract 7.6): soft delete, or purge with `force`; marked first, cleaned up after
+ * (memo-cleanup.ts). Deleting a memo not yet deleted is a change webhooks report (memo-outbox.ts),
+ * relayed with the memo as it was deleted before the clean-up takes its parts away.
+ */
 export async function deleteMemo(deps: MemosDeps, caller: Caller, id: string, force: boolean, now: number): Promise<void> {
 	const { memos } = deps.store;
 	const memo = await memos.findOne({ _id: id });
 	assertCanDelete(memo, id, caller, force, await deps.peers.spacesOf(caller));
-	if (force) {
-		await memos.update({ _id: id }, { $set: { deleteTime: memo.deleteTime ?? now, cleanup: "purge" } });
-		// Announced once marked: the memo is gone for its readers, whatever the clean-up does next.
-		await deps.announce(memoEvents.deleted, memoChangeEvent(memo, caller, now));
-		await runCleanup(deps, "purge", [id]);
-		return;
-	}
-	const changed = await memos.update({ _id: id, deleteTime: null }, { $set: { deleteTime: now, cleanup: "hide" } });
-	if (changed === 0) throw notFound(`memo "memos/${id}" not found`);
+	const cleanup = force ? "purge" : "hide";
+	const marked = await memos.findOneAndUpdate({ _id: id, deleteTime: null }, withOutboxEntry({ $set: { deleteTime: now, cleanup } }, outboxEntry("memo.deleted", now)));
+	if (marked === null && !force) throw notFound(`memo "memos/${id}" not found`);
+	// Already deleted: purged now.
+	if (marked === null) await memos.update({ _id: id }, { $set: { cleanup } });
+	// Announced once marked: the memo is gone for its readers, whatever the clean-up does next.
 	await deps.announce(memoEvents.deleted, memoChangeEvent(memo, caller, now));
-	await runCleanup(deps, "hide", [id]);
+	if (marked !== null) await deps.relayNow([marked], await memoResponses(deps, caller, [marked]));
+	await runCleanup(deps, cleanup, [id]);
 }
 
 /**

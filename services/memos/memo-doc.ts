@@ -22,6 +22,14 @@ export interface PendingLinks {
 	names: string[];
 }
 
+/** A stored change that webhooks report, waiting in its memo's outbox (memo-outbox.ts). */
+export interface OutboxEntry {
+	id: string;
+	event: "memo.created" | "memo.updated" | "memo.deleted";
+	/** Epoch ms of the change. */
+	time: number;
+}
+
 /**
  * A memo as the memos service stores it (collection `memos`). Times are epoch milliseconds;
  * `seq` is a creation sequence that breaks ties between equal sort keys (contract 6.4).
@@ -52,6 +60,10 @@ export interface MemoDoc {
 	linking?: PendingLinks | null;
 	/** When a save that may notify someone (a comment, a mention) was stored, until its notifications are (notify-memo.ts). */
 	notifyPending?: number;
+	/** Changes stored with the memo and not yet recorded as webhook deliveries (memo-outbox.ts). */
+	outbox?: OutboxEntry[];
+	/** Set while `outbox` holds entries, so the relay pass finds such memos by an index. */
+	outboxPending?: true;
 	[key: string]: unknown;
 }
 

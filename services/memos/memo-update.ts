@@ -20,6 +20,7 @@ import {
 import { attachmentsFollow, checkSpaceMove } from "./memo-space-changes.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
+import { outboxEntry, withOutboxEntry } from "./memo-outbox.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { mayNotify, notifySaved } from "./notifications/notify-memo.js";
 import { assertRelatable, parseReferences, replaceReferences } from "./relations.js";
@@ -144,7 +145,7 @@ export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, pa
 	if (changes.attachments !== undefined) update.$set = { ...update.$set, ...linkMark(checkedNames(await peers.linkAttachments(linkTarget(memo), changes.attachments, false))) };
 	// Any save may change who can read the memo's mentions (contract 17): each is judged again.
 	if (mayNotify(changes.content ?? memo.content, memo.parentId)) update.$set = { ...update.$set, notifyPending: now };
-	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, update);
+	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, withOutboxEntry(update, outboxEntry("memo.updated", now)));
 	// Deleted between the read and the write.
 	if (updated === null) throw notFound(`memo "memos/${id}" not found`);
 	await attachmentsFollow(deps, memo, updated);

@@ -1,9 +1,9 @@
 import type { Caller } from "../../shared/caller.js";
 import type { LinkTarget } from "../attachments/attachments.contract.js";
-import type { UserRef } from "../auth/auth.contract.js";
+import type { MemoChangeRecord, UserRef } from "../auth/auth.contract.js";
 import type { LinkMetadataDeps } from "./link-metadata/link-metadata.js";
 import type { AnnounceChange } from "./memo-events.js";
-import type { Visibility } from "./memo-doc.js";
+import type { MemoDoc, Visibility } from "./memo-doc.js";
 import type { SpaceRoles } from "./memo-spaces.js";
 import type { MemosStore } from "./memos-store.js";
 
@@ -39,6 +39,8 @@ export interface MemosPeers {
 	attachmentsFollow(memoId: string, spaceId: string | null, spaceReadable: boolean): Promise<void>;
 	/** The memos of a deleted space left it (contract 9). */
 	attachmentsLeaveSpace(spaceId: string): Promise<void>;
+	/** Records stored memo changes as webhook deliveries (contract 17; memo-outbox.ts). */
+	recordMemoChanges(changes: MemoChangeRecord[]): Promise<void>;
 }
 
 /** What the memo rules need, handed to the plain modules by the service (and by tests). */
@@ -55,4 +57,9 @@ export interface MemosDeps {
 	announce: AnnounceChange;
 	/** A step after a stored change failed and is left to a repair pass (notify-memo.ts): logged as a warning. */
 	leftForRepair(err: unknown, what: string): void;
+	/**
+	 * Relays the outbox entries of `docs`, rendered as `memos`, right after their change
+	 * (memo-outbox.ts); a failure is logged and the entries wait for the relay pass.
+	 */
+	relayNow(docs: readonly MemoDoc[], memos: readonly Record<string, unknown>[]): Promise<void>;
 }

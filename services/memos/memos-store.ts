@@ -96,7 +96,9 @@ const MEMO_INDEXES: readonly IndexSpec[] = [
 	{ fields: { creatorId: 1, deleteTime: 1 } },
 	// The repair passes: memos whose deletion is half-done (memo-cleanup.ts), whose notifications may be (notify-memo.ts).
 	{ fields: { cleanup: 1 } },
-	{ fields: { notifyPending: 1 } }
+	{ fields: { notifyPending: 1 } },
+	// The relay pass: memos with changes not yet recorded as webhook deliveries (memo-outbox.ts).
+	{ fields: { outboxPending: 1, _id: 1 } }
 ];
 
 export async function ensureMemosIndexes(store: MemosStore): Promise<void> {

@@ -25,6 +25,7 @@ import { memoAccessInfo } from "./memo-access-info.js";
 import { dropPendingLinks } from "./memo-attachment-links.js";
 import { createMemo, type CreateMemoParams } from "./memo-create.js";
 import { deleteMemo, deleteUserData, purgeExpiredMemos } from "./memo-delete.js";
+import { relayChanges, relayPendingChanges } from "./memo-outbox.js";
 import { contentLimitOf } from "./memo-fields.js";
 import { memoResponses } from "./memo-responses.js";
 import { detachSpace, spaceMemoCount } from "./memo-space-changes.js";
@@ -54,6 +55,8 @@ interface MemosSettings extends ServiceSettingSchema {
 	purgeIntervalMs: number;
 	/** How often memos whose notifications may be missing are looked for (notify-memo.ts). */
 	notifyRepairIntervalMs: number;
+	/** How often memo changes left in the outbox (a crash, auth unavailable) are relayed to the webhooks (memo-outbox.ts). */
+	outboxRelayIntervalMs: number;
 }
 
 interface MemosMethods extends InstanceSettingsMethods {
@@ -72,6 +75,9 @@ interface MemosVars {
 	linkCache: LinkMetadataCache;
 	purgeTimer?: NodeJS.Timeout;
 	notifyTimer?: NodeJS.Timeout;
+	relayTimer?: NodeJS.Timeout;
+	/** The relay pass under way, so that passes never overlap and stop waits for it. */
+	relaying?: Promise<void>;
 	/** The start-up repair pass, awaited on stop so that it never outlives the store. */
 	startRepair?: Promise<void>;
 	stopping?: boolean;
@@ -135,7 +141,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 	settings: {
 		purgeIntervalMs: 60 * 60 * 1000,
-		notifyRepairIntervalMs: 60 * 1000
+		notifyRepairIntervalMs: 60 * 1000,
+		outboxRelayIntervalMs: 5000
 	},
 
 	actions: {
@@ -224,6 +231,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const { memo, attachments } = await createMemo(deps, caller, ctx.params, null, requestTime(ctx));
 				// A new memo has only the attachments it was created with: no `attachments.forMemos` call.
 				const [json] = await memoResponses(deps, caller, [memo], { attachments: { [memo._id]: attachments } });
+				await deps.relayNow([memo], [json!]);
 				return json;
 			}
 		},
@@ -248,6 +256,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				const deps = this.deps(ctx);
 				const updated = await updateMemo(deps, caller, pathId(ctx.params.memo), ctx.params, requestTime(ctx));
 				const [json] = await memoResponses(deps, caller, [updated]);
+				await deps.relayNow([updated], [json!]);
 				return json;
 			}
 		},
@@ -272,6 +281,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				if (created === null) return undefined;
 				const attachments = created.attachments === undefined ? undefined : { [created.memo._id]: created.attachments };
 				const [json] = await memoResponses(deps, caller, [created.memo], { attachments });
+				await deps.relayNow([created.memo], [json!]);
 				return json;
 			}
 		},
@@ -476,7 +486,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	methods: {
 		deps(caller: Context | ServiceBroker): MemosDeps {
 			const membershipCache = this.membershipCache;
-			return {
+			const deps: MemosDeps = {
 				store: memosStore(documentsOf(this.broker)),
 				peers: {
 					spacesOf(user) {
@@ -505,7 +515,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					deleteAttachments: memoIds => call(caller, attachmentsActions.deleteForMemos, { memoIds }),
 					hideAttachments: memoIds => call(caller, attachmentsActions.setMemosDeleted, { memoIds, deleted: true }),
 					attachmentsFollow: (memoId, spaceId, spaceReadable) => call(caller, attachmentsActions.followMemo, { memoId, spaceId, spaceReadable }),
-					attachmentsLeaveSpace: spaceId => call(caller, attachmentsActions.leaveSpace, { spaceId })
+					attachmentsLeaveSpace: spaceId => call(caller, attachmentsActions.leaveSpace, { spaceId }),
+					async recordMemoChanges(changes) {
+						await call(caller, authActions.recordMemoChanges, { changes });
+					}
 				},
 				contentLengthLimit: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
 				countCreated: kind => countMemoCreated(this.broker, kind),
@@ -513,8 +526,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 				announce: (event, payload) =>
 					broadcast(this.broker, event, payload).catch((err: unknown) => this.logger.error(errorLog(err), `broadcasting ${event.name} failed`)),
 				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks },
-				leftForRepair: (err, what) => this.logger.warn(errorLog(err), `${what} failed; the repair pass will complete them`)
+				leftForRepair: (err, what) => this.logger.warn(errorLog(err), `${what} failed; the repair pass will complete them`),
+				relayNow: (docs, memos) => relayChanges(deps, docs, memos).catch((err: unknown) => deps.leftForRepair(err, "recording memo changes for webhooks"))
 			};
+			return deps;
 		},
 
 		clockNow(): number {
@@ -552,13 +567,23 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			this.notifyPendingMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "completing pending notifications failed"));
 		}, this.settings.notifyRepairIntervalMs);
 		this.notifyTimer.unref();
+		this.relayTimer = setInterval(() => {
+			this.relaying ??= relayPendingChanges(this.deps(this.broker))
+				.then(
+					() => undefined,
+					(err: unknown) => this.logger.warn(errorLog(err), "relaying memo changes to the webhooks failed; retrying at the next pass")
+				)
+				.finally(() => (this.relaying = undefined));
+		}, this.settings.outboxRelayIntervalMs);
+		this.relayTimer.unref();
 	},
 
 	async stopped() {
 		this.stopping = true;
 		clearInterval(this.purgeTimer);
 		clearInterval(this.notifyTimer);
-		await this.startRepair;
+		clearInterval(this.relayTimer);
+		await Promise.all([this.startRepair, this.relaying]);
 	}
 };
 

@@ -4,15 +4,16 @@ import path from "node:path";
 import ipaddr from "ipaddr.js";
 
 /** Every service a process can run; `SERVICES` picks from these. */
-export const SERVICE_NAMES = ["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai"] as const;
+export const SERVICE_NAMES = ["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai", "webhooks"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /**
  * The services the API cannot serve without: a gateway is ready only when each has an
  * available node. The others are optional: without ai, transcription answers UNAVAILABLE and
- * everything else keeps serving.
+ * everything else keeps serving; without webhooks (the delivery worker), deliveries wait in the
+ * store until a worker runs.
  */
-export const OPTIONAL_SERVICES: readonly ServiceName[] = ["ai"];
+export const OPTIONAL_SERVICES: readonly ServiceName[] = ["ai", "webhooks"];
 export const REQUIRED_SERVICES: readonly ServiceName[] = SERVICE_NAMES.filter(name => !OPTIONAL_SERVICES.includes(name));
 
 export interface S3Config {

@@ -19,7 +19,7 @@ describe("cluster view (contract 13)", () => {
 		const services = [
 			...on("gateway-1", "$node", "gateway"),
 			...on("memos-1", "$node", "memos", "auth", "attachments"),
-			...on("memos-2", "memos", "spaces", "instance", "ai")
+			...on("memos-2", "memos", "spaces", "instance", "ai", "webhooks")
 		];
 		const { status, body } = clusterView(nodes, services, clock);
 		expect(status).toBe(200);
@@ -30,7 +30,7 @@ describe("cluster view (contract 13)", () => {
 		expect(body.nodes).toEqual([
 			{ nodeId: "gateway-1", hostname: "gateway-1", available: true, lastHeartbeatTime: "2025-03-01T10:00:00.000Z", services: ["gateway"], cpu: 12, documentStores: {} },
 			{ nodeId: "memos-1", hostname: "memos-1", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["attachments", "auth", "memos"], cpu: 0, documentStores: {} },
-			{ nodeId: "memos-2", hostname: "memos-2", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["ai", "instance", "memos", "spaces"], cpu: 12, documentStores: {} }
+			{ nodeId: "memos-2", hostname: "memos-2", available: true, lastHeartbeatTime: "2025-03-01T09:59:58.000Z", services: ["ai", "instance", "memos", "spaces", "webhooks"], cpu: 12, documentStores: {} }
 		]);
 	});
 
@@ -110,7 +110,7 @@ describe("GET /health/cluster", () => {
 					lastHeartbeatTime: expect.any(String),
 					services: [...SERVICE_NAMES].sort(),
 					cpu: expect.any(Number),
-					documentStores: Object.fromEntries(["attachments", "auth", "instance", "memos", "spaces"].map(name => [name, resourcesOf(app.node.broker).documents?.identity]))
+					documentStores: Object.fromEntries(["attachments", "auth", "instance", "memos", "spaces", "webhooks"].map(name => [name, resourcesOf(app.node.broker).documents?.identity]))
 				}
 			]
 		});

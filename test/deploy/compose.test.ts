@@ -40,7 +40,7 @@ const durationMs = (text: string) => {
 };
 
 describe("docker-compose.yml", () => {
-	test("runs each of the seven services in its own container, all from the one image and the one build", () => {
+	test("runs each of the eight services in its own container, all from the one image and the one build", () => {
 		expect(appServices.flatMap(([, s]) => servicesIn(s)).sort()).toEqual([...SERVICE_NAMES].sort());
 		for (const [, s] of appServices) expect(servicesIn(s)).toHaveLength(1);
 		expect(new Set(appServices.map(([, s]) => s.image)).size).toBe(1);

@@ -9,7 +9,8 @@ import { fake, fakeService } from "./fake-service.js";
 
 /**
  * The memos service on a bare broker for the service tier (test/service): SQLite in memory and a
- * fake auth service that knows `users` (new memos PRIVATE by default). The test adds the fakes of
+ * fake auth service that knows `users` (new memos PRIVATE by default) and takes every memo change
+ * for webhooks (memo-outbox.ts; test/service/memo-outbox.test.ts checks them). The test adds the fakes of
  * the other services it calls, then starts the broker.
  */
 export function memosBroker(users: readonly Caller[]): { broker: ServiceBroker; documents: SqliteDocumentStore } {
@@ -23,7 +24,8 @@ export function memosBroker(users: readonly Caller[]): { broker: ServiceBroker; 
 				const { ids = [], usernames = [] } = ctx.params;
 				return users.filter(u => ids.includes(u.id) || usernames.includes(u.username)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }));
 			}),
-			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const)
+			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const),
+			fake(authActions.recordMemoChanges, ctx => ({ recorded: ctx.params.changes.length }))
 		])
 	);
 	return { broker, documents };

@@ -4,7 +4,7 @@ import { ConfigError, ENV_DEFAULTS, loadConfig } from "../../shared/runtime/conf
 describe("configuration from the environment", () => {
 	test("defaults give the embedded mode with every service", () => {
 		const config = loadConfig({});
-		expect(config.services).toEqual(["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai"]);
+		expect(config.services).toEqual(["gateway", "auth", "memos", "attachments", "spaces", "instance", "ai", "webhooks"]);
 		expect(config.port).toBe(5230);
 		expect(config.healthPort).toBe(3001);
 		expect(config.metricsPort).toBe(3030);

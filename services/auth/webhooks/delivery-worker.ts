@@ -1,0 +1,152 @@
+import type { Collection } from "../../../shared/store/document-store.js";
+import { DuplicateKeyError } from "../../../shared/store/document-store.js";
+import type { DeliveryDoc, LaneDoc } from "./delivery-doc.js";
+import { retryAt, type DeliverySchedule } from "./delivery-schedule.js";
+import type { PostOutcome } from "./post-webhook.js";
+import { signatureHeaders } from "./signing-secret.js";
+import type { WebhookDoc } from "./webhook-doc.js";
+
+/**
+ * The delivery worker's rules (contract 17), free of Moleculer so tests can drive them:
+ * - a pass looks for due deliveries and serves each of their webhooks' lanes;
+ * - a lane is served by the worker holding its lease (a conditional write on the lane
+ *   document), so one webhook's deliveries go out one at a time, oldest change first: a later
+ *   delivery waits while an earlier one is retried;
+ * - each attempt is taken by a conditional increment of the delivery's attempt count, so no two
+ *   workers ever send the same attempt, even when a lease ran out under a stalled worker;
+ * - a 2xx answer ends the delivery; a failure schedules the next attempt (delivery-schedule.ts)
+ *   or, after 24 hours, drops it. A worker that dies mid-attempt leaves the delivery pending: the
+ *   next lease holder sends it again (at least once; `webhook-id` lets receivers spot repeats).
+ */
+
+export interface WorkerDeps {
+	webhooks: Collection<WebhookDoc>;
+	deliveries: Collection<DeliveryDoc>;
+	lanes: Collection<LaneDoc>;
+	/** This worker's name in the lanes it holds (its node and service instance). */
+	holder: string;
+	now(): number;
+	schedule: DeliverySchedule;
+	/** How long a lane's lease lasts; renewed before every attempt, so longer than an attempt. */
+	leaseMs: number;
+	/** Sends one attempt (post-webhook.ts). */
+	post(url: string, headers: Record<string, string>, body: string): Promise<PostOutcome>;
+	count(outcome: "attempted" | "succeeded" | "failed" | "dropped"): void;
+}
+
+/** Lanes looked at per pass. */
+const DUE_BATCH = 100;
+/** Finished deliveries are kept this long, so a change recorded again is recognised (record-deliveries.ts). */
+export const FINISHED_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The lease of `webhookId`'s lane for this worker, or false when another worker holds it. */
+async function takeLease(deps: WorkerDeps, webhookId: string): Promise<boolean> {
+	const now = deps.now();
+	try {
+		const lane = await deps.lanes.findOneAndUpdate(
+			{ _id: webhookId, $or: [{ leaseUntil: { $lt: now } }, { holder: deps.holder }] },
+			{ $set: { leaseUntil: now + deps.leaseMs, holder: deps.holder } },
+			{ upsert: true }
+		);
+		return lane !== null;
+	} catch (err) {
+		// The lane exists and is held by another worker: the upsert's insert clashed.
+		if (err instanceof DuplicateKeyError) return false;
+		throw err;
+	}
+}
+
+async function releaseLease(deps: WorkerDeps, webhookId: string): Promise<void> {
+	await deps.lanes.update({ _id: webhookId, holder: deps.holder }, { $set: { leaseUntil: 0 } });
+}
+
+/** The request body upstream sends (internal/webhook WebhookRequestPayload). */
+export function payloadOf(delivery: DeliveryDoc, url: string): string {
+	return JSON.stringify({ url, activityType: delivery.activityType, creator: delivery.creator, memo: JSON.parse(delivery.memo) as unknown });
+}
+
+/** One attempt of `delivery`, if this worker takes it; false when another worker did. */
+async function attempt(deps: WorkerDeps, delivery: DeliveryDoc, webhook: WebhookDoc): Promise<"delivered" | "failed" | "taken"> {
+	const taken = await deps.deliveries.findOneAndUpdate({ _id: delivery._id, state: "pending", attempts: delivery.attempts }, { $inc: { attempts: 1 } });
+	if (taken === null) return "taken";
+	deps.count("attempted");
+	const body = payloadOf(taken, webhook.url);
+	const headers = webhook.signingSecret === "" ? {} : signatureHeaders(webhook.signingSecret, `msg_${taken._id}`, Math.floor(deps.now() / 1000), body);
+	const outcome = await deps.post(webhook.url, headers, body);
+	const now = deps.now();
+	const mine = { _id: taken._id, state: "pending", attempts: taken.attempts };
+	if (outcome.ok) {
+		await deps.deliveries.update(mine, { $set: { state: "delivered", doneAt: now, lastResult: `HTTP ${outcome.status}` } });
+		deps.count("succeeded");
+		return "delivered";
+	}
+	deps.count("failed");
+	const next = retryAt(deps.schedule, taken.attempts, taken.createTime, now);
+	if (next === null) {
+		await deps.deliveries.update(mine, { $set: { state: "dropped", doneAt: now, lastResult: outcome.reason } });
+		deps.count("dropped");
+	} else {
+		await deps.deliveries.update(mine, { $set: { dueAt: next, lastResult: outcome.reason } });
+	}
+	return "failed";
+}
+
+/**
+ * Serves one webhook's lane while holding its lease: its due deliveries in order, until one
+ * fails (the rest wait for it) or none is due. Returns how many were delivered.
+ */
+export async function serveLane(deps: WorkerDeps, webhookId: string): Promise<number> {
+	if (!(await takeLease(deps, webhookId))) return 0;
+	let delivered = 0;
+	try {
+		for (;;) {
+			const [head] = await deps.deliveries.find({ webhookId, state: "pending" }, { sort: { webhookId: 1, state: 1, changeTime: 1, _id: 1 }, limit: 1 });
+			if (head === undefined) return delivered;
+			if (head.dueAt > deps.now()) {
+				// The later ones wait for the head: they are not due before it.
+				await deps.deliveries.update({ webhookId, state: "pending", dueAt: { $lt: head.dueAt } }, { $set: { dueAt: head.dueAt } }, { multi: true });
+				return delivered;
+			}
+			const webhook = await deps.webhooks.findOne({ _id: webhookId });
+			if (webhook === null) {
+				// The webhook (or its user) was deleted: nothing is left to send to.
+				await deps.deliveries.remove({ webhookId, state: "pending" }, { multi: true });
+				return delivered;
+			}
+			// Renewed before each attempt, so an attempt never starts on a lease about to end.
+			if (!(await takeLease(deps, webhookId))) return delivered;
+			const result = await attempt(deps, head, webhook);
+			if (result !== "delivered") return delivered;
+			delivered++;
+		}
+	} finally {
+		await releaseLease(deps, webhookId);
+	}
+}
+
+/** The webhooks with deliveries due now, oldest due first. */
+export async function dueWebhooks(deps: WorkerDeps): Promise<string[]> {
+	const due = await deps.deliveries.find({ state: "pending", dueAt: { $lte: deps.now() } }, { sort: { state: 1, dueAt: 1 }, limit: DUE_BATCH, projection: { webhookId: 1 } });
+	return [...new Set(due.map(delivery => delivery.webhookId))];
+}
+
+/** Age in ms of the oldest pending delivery, 0 when none: the queue age to alert on. */
+export async function queueAgeMs(deps: WorkerDeps): Promise<number> {
+	const [oldest] = await deps.deliveries.find({ state: "pending" }, { sort: { state: 1, createTime: 1 }, limit: 1, projection: { createTime: 1 } });
+	return oldest === undefined ? 0 : Math.max(0, deps.now() - oldest.createTime);
+}
+
+/** How long in ms the most overdue pending delivery has been due, 0 when none: how far the workers are behind. */
+export async function queueLagMs(deps: WorkerDeps): Promise<number> {
+	const now = deps.now();
+	const [overdue] = await deps.deliveries.find({ state: "pending", dueAt: { $lte: now } }, { sort: { state: 1, dueAt: 1 }, limit: 1, projection: { dueAt: 1 } });
+	return overdue === undefined ? 0 : now - overdue.dueAt;
+}
+
+/** Removes finished deliveries kept past FINISHED_KEPT_MS; returns how many. */
+export async function forgetFinished(deps: WorkerDeps): Promise<number> {
+	const before = deps.now() - FINISHED_KEPT_MS;
+	let removed = 0;
+	for (const state of ["delivered", "dropped"] as const) removed += await deps.deliveries.remove({ state, doneAt: { $lt: before } }, { multi: true });
+	return removed;
+}

@@ -1,0 +1,123 @@
+import { ServiceBroker, type Service } from "moleculer";
+import { attachmentsActions } from "../../services/attachments/attachments.contract.js";
+import { authActions, type MemoChangeRecord } from "../../services/auth/auth.contract.js";
+import type { MemoDoc } from "../../services/memos/memo-doc.js";
+import MemosService from "../../services/memos/memos.service.js";
+import { memosActions } from "../../services/memos/memos.contract.js";
+import { spacesActions } from "../../services/spaces/spaces.contract.js";
+import type { Caller } from "../../shared/caller.js";
+import { call } from "../../shared/contract.js";
+import { unavailable } from "../../shared/errors.js";
+import { loadConfig } from "../../shared/runtime/config.js";
+import { attachResources } from "../../shared/runtime/resources.js";
+import { settingValue } from "../../shared/settings/instance-settings.contract.js";
+import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
+import { fake, fakeService } from "../support/fake-service.js";
+import { waitFor } from "../support/processes.js";
+
+/**
+ * The memos' outbox for webhooks (contract 17, memo-outbox.ts): every change is stored with its
+ * outbox entry in one write, so a change made while the auth service cannot record it is kept
+ * and recorded later by the relay pass; nothing is recorded for a refused change, and a purge
+ * waits until the memo's changes are recorded.
+ */
+
+const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
+
+let broker: ServiceBroker;
+let documents: SqliteDocumentStore;
+const recorded: MemoChangeRecord[] = [];
+let authDown = false;
+
+const as = (user: Caller) => ({ meta: { user, requestTime: Date.now() } });
+const memos = () => documents.collection<MemoDoc>("memos");
+
+beforeAll(async () => {
+	documents = new SqliteDocumentStore({ dir: null });
+	broker = new ServiceBroker({ logger: false });
+	attachResources(broker, { config: loadConfig({ LOG_LEVEL: "silent" }), documents });
+	broker.createService({ ...MemosService, settings: { ...MemosService.settings, outboxRelayIntervalMs: 50 } });
+	broker.createService(
+		fakeService("auth", [
+			fake(authActions.lookupUsers, ctx => ((ctx.params.ids ?? []).includes(alice.id) ? [{ id: alice.id, username: alice.username, role: alice.role, state: "NORMAL" as const }] : [])),
+			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const),
+			fake(authActions.recordMemoChanges, ctx => {
+				if (authDown) throw unavailable("auth is down");
+				recorded.push(...ctx.params.changes);
+				return { recorded: ctx.params.changes.length };
+			})
+		])
+	);
+	broker.createService(fakeService("spaces", [fake(spacesActions.membershipsOf, () => []), fake(spacesActions.spaceMembers, () => ({ exists: false, roles: {} }))]));
+	broker.createService(
+		fakeService("attachments", [
+			fake(attachmentsActions.forMemos, () => ({})),
+			fake(attachmentsActions.setMemosDeleted, () => undefined),
+			fake(attachmentsActions.deleteForMemos, () => undefined)
+		])
+	);
+	broker.createService(fakeService("instance", [fake(settingValue, () => ({ contentLengthLimit: 8192 }))]));
+	await broker.start();
+});
+
+afterAll(async () => {
+	await broker.stop();
+	await documents.close();
+});
+
+beforeEach(() => {
+	recorded.length = 0;
+	authDown = false;
+});
+
+test("each change is recorded once, right away, with the memo as the change left it; the outbox is empty after", async () => {
+	await call(broker, memosActions.createMemo, { memoId: "m1", memo: { content: "one" } }, as(alice));
+	await call(broker, memosActions.updateMemo, { memo: "m1", updateMask: "content", patch: { content: "two" } }, as(alice));
+	await call(broker, memosActions.deleteMemo, { memo: "m1" }, as(alice));
+	expect(recorded.map(change => [change.event, change.creatorId, change.creator, change.memo.name, change.memo.content])).toEqual([
+		["memo.created", alice.id, "users/alice", "memos/m1", "one"],
+		["memo.updated", alice.id, "users/alice", "memos/m1", "two"],
+		["memo.deleted", alice.id, "users/alice", "memos/m1", "two"]
+	]);
+	expect(new Set(recorded.map(change => change.changeId)).size).toBe(3);
+	const stored = await memos().findOne({ _id: "m1" });
+	expect({ outbox: stored?.outbox, pending: stored?.outboxPending }).toEqual({ outbox: [], pending: undefined });
+});
+
+test("a refused change stores no entry", async () => {
+	await call(broker, memosActions.createMemo, { memoId: "m2", memo: { content: "mine" } }, as(alice));
+	recorded.length = 0;
+	const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
+	await expect(call(broker, memosActions.updateMemo, { memo: "m2", updateMask: "content", patch: { content: "x" } }, as(bob))).rejects.toThrow();
+	expect((await memos().findOne({ _id: "m2" }))?.outbox).toEqual([]);
+	expect(recorded).toEqual([]);
+});
+
+test("changes made while auth cannot record them are kept in the memo and recorded by the relay pass, in order", async () => {
+	authDown = true;
+	await call(broker, memosActions.createMemo, { memoId: "m3", memo: { content: "while down" } }, as(alice));
+	await call(broker, memosActions.updateMemo, { memo: "m3", updateMask: "content", patch: { content: "still down" } }, as(alice));
+	const kept = await memos().findOne({ _id: "m3" });
+	expect(kept?.outboxPending).toBe(true);
+	expect(kept?.outbox?.map(entry => entry.event)).toEqual(["memo.created", "memo.updated"]);
+	expect(recorded).toEqual([]);
+	authDown = false;
+	await waitFor("the relay pass", async () => ((await memos().findOne({ _id: "m3" }))?.outboxPending === undefined ? true : undefined), 10000);
+	expect(recorded.map(change => [change.event, change.changeId])).toEqual(kept!.outbox!.map(entry => [entry.event, entry.id]));
+	// Rendered as the memo then is, as its creator sees it.
+	expect(recorded.map(change => change.memo.content)).toEqual(["still down", "still down"]);
+});
+
+test("a purge waits until the memo's changes are recorded", async () => {
+	await call(broker, memosActions.createMemo, { memoId: "m4", memo: { content: "to purge" } }, as(alice));
+	recorded.length = 0;
+	authDown = true;
+	await expect(call(broker, memosActions.deleteMemo, { memo: "m4", force: true }, as(alice))).rejects.toThrow();
+	const marked = await memos().findOne({ _id: "m4" });
+	expect({ cleanup: marked?.cleanup, events: marked?.outbox?.map(entry => entry.event) }).toEqual({ cleanup: "purge", events: ["memo.deleted"] });
+	authDown = false;
+	// The clean-up's repair pass completes it, the deletion recorded first.
+	await (broker.getLocalService("memos") as Service & { purgeExpiredMemos(now: number): Promise<number> }).purgeExpiredMemos(Date.now());
+	expect(await memos().findOne({ _id: "m4" })).toBeNull();
+	expect(recorded.map(change => [change.event, change.memo.name, change.memo.content])).toEqual([["memo.deleted", "memos/m4", "to purge"]]);
+});
