@@ -1,5 +1,6 @@
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
+import { SseFeed } from "../../services/gateway/sse-feed.js";
 import { SseHub } from "../../services/gateway/sse-hub.js";
 import { toSseEvent } from "../../services/gateway/sse-wire.js";
 import { memoEvents } from "../../services/memos/memos.contract.js";
@@ -68,4 +69,70 @@ describe("a client that stops reading", () => {
 		reader.destroy();
 		slow.destroy();
 	}, 60000);
+});
+
+describe("the feed of changes to the streams", () => {
+	const hub = new SseHub({ maxStreams: 10, heartbeatMs: 60_000, maxBufferedBytes: 16 * 1024 });
+	const server = http.createServer((req, res) => hub.open(res, { id: String(req.headers["x-user"]), username: "x", role: "USER" } as Caller));
+	let port: number;
+
+	beforeAll(async () => {
+		await new Promise<void>(resolve => server.listen(0, "127.0.0.1", resolve));
+		port = (server.address() as AddressInfo).port;
+	});
+
+	afterAll(async () => {
+		hub.close();
+		await new Promise(resolve => server.close(resolve));
+	});
+
+	/** A stream of `user`: the text it has read so far, and whether it ended. */
+	function client(user: string) {
+		const state = { text: "", ended: false };
+		http.get({ host: "127.0.0.1", port, path: "/sse", headers: { "X-User": user }, agent: false }, res => {
+			res.setEncoding("utf8");
+			res.on("data", (chunk: string) => (state.text += chunk));
+			res.on("close", () => (state.ended = true));
+		});
+		return state;
+	}
+
+	const changeOf = (i: number) => ({ event: memoEvents.created.name, change: { ...change, memo: `memos/m${i}`, parent: undefined } });
+
+	test("changes that arrive while a check is out go in the next one: a bounded number of checks, every change told in order to whom it may", async () => {
+		const reader = client("u-reader");
+		const other = client("u-other");
+		await waitFor("two streams", async () => (hub.size === 2 ? true : undefined), 10000);
+		const checks: { changes: number; userIds: string[] }[] = [];
+		const feed = new SseFeed(
+			hub,
+			async (changes, userIds) => {
+				checks.push({ changes: changes.length, userIds: [...userIds].sort() });
+				await new Promise(resolve => setTimeout(resolve, 10));
+				// Even-numbered memos are readable by everyone, odd ones by u-reader only.
+				return changes.map(c => (Number(c.change.memo.slice("memos/m".length)) % 2 === 0 ? { everySignedIn: true, userIds: [] } : { everySignedIn: false, userIds: ["u-reader"] }));
+			},
+			err => {
+				throw err;
+			}
+		);
+		for (let i = 0; i < 250; i++) feed.push(changeOf(i));
+		const told = (state: { text: string }) => [...state.text.matchAll(/"name":"memos\/m(\d+)"/g)].map(m => Number(m[1]));
+		await waitFor("every change at the reader", async () => (told(reader).length === 250 ? true : undefined), 20000);
+		await waitFor("the even ones at the other", async () => (told(other).length === 125 ? true : undefined), 20000);
+		expect(told(reader)).toEqual([...Array(250).keys()]);
+		expect(told(other)).toEqual([...Array(125).keys()].map(i => i * 2));
+		expect(checks.map(c => c.changes)).toEqual([1, 100, 100, 49]);
+		expect(checks.every(c => JSON.stringify(c.userIds) === JSON.stringify(["u-other", "u-reader"]))).toBe(true);
+	});
+
+	test("a check that fails ends every stream, so that clients reconnect and refetch, and says why", async () => {
+		const one = client("u-one");
+		await waitFor("the stream", async () => (hub.userIds().includes("u-one") ? true : undefined), 10000);
+		const lost: unknown[] = [];
+		const feed = new SseFeed(hub, () => Promise.reject(new Error("no memos node")), err => void lost.push(err));
+		feed.push(changeOf(0));
+		await waitFor("the stream ended", async () => (one.ended && hub.size === 0 ? true : undefined), 10000);
+		expect(lost).toEqual([new Error("no memos node")]);
+	});
 });
