@@ -10,6 +10,22 @@ type OutgoingPacket = Parameters<Transporters.NATS["prepublish"]>[0];
 /** Moleculer's request packet type (`packets.js`). */
 const PACKET_REQUEST = "REQ";
 
+/** Room in a NATS message for a stream chunk's packet around its bytes (CBOR: ids, action, headers). */
+const PACKET_ENVELOPE_BYTES = 64 * 1024;
+/** Moleculer's default stream chunk (256 KiB), and the most we send when the server takes more. */
+const DEFAULT_CHUNK_BYTES = 256 * 1024;
+const MAX_CHUNK_BYTES = 1024 * 1024 - PACKET_ENVELOPE_BYTES;
+
+/**
+ * The bytes of a stream (attachment uploads and downloads) cross NATS in packets of at most
+ * this many: as large as the server's max_payload allows (1 MiB by default), since each packet
+ * costs an encoding, a publish and a callback whatever its size (issue 19).
+ */
+export function streamChunkBytes(maxPayload: number | undefined): number {
+	if (maxPayload === undefined) return DEFAULT_CHUNK_BYTES;
+	return Math.min(MAX_CHUNK_BYTES, Math.max(maxPayload - PACKET_ENVELOPE_BYTES, Math.floor(maxPayload / 2)));
+}
+
 export type ProbeAnswer = "alive" | "gone" | "unknown";
 
 /**
@@ -40,7 +56,9 @@ export class NatsTransporter extends Transporters.NATS {
 
 	override async connect(): Promise<void> {
 		await super.connect();
-		void this.followStatus(this.nats as NatsConnection);
+		const client = this.nats as NatsConnection;
+		this.transit.opts.maxChunkSize = streamChunkBytes(client.info?.max_payload);
+		void this.followStatus(client);
 	}
 
 	override async makeSubscriptions(topics: Array<Record<string, unknown>>): Promise<void> {
