@@ -7,10 +7,12 @@ import { anonymousOnPrivateInstance, instanceIsPublic } from "../../services/gat
 import { instanceActions } from "../../services/instance/instance.contract.js";
 import { requireAdmin as requireSettingAdmin, settingReadView } from "../../services/instance/setting-access.js";
 import type { MemoAccessInfo } from "../../services/memos/memos.contract.js";
-import { assertSpaceAccess } from "../../services/spaces/space-access.js";
-import type { MemberDoc, SpaceDoc } from "../../services/spaces/space-doc.js";
+import { assertSpaceAccess, spaceFor } from "../../services/spaces/space-access.js";
+import { memberId, type MemberDoc, type SpaceDoc } from "../../services/spaces/space-doc.js";
+import { spacesStore } from "../../services/spaces/spaces-store.js";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
+import { IDEMPOTENT_RETRIES } from "../../shared/runtime/call-failures.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { codeOf, expectServiceError, rejectionOf } from "../support/service-errors.js";
 
@@ -98,6 +100,17 @@ describe("users (contract 2.4)", () => {
 		await users.insert(user("a3", "ADMIN"));
 		await expect(keepOneActiveAdmin(users, user("a1", "ADMIN"), "delete")).resolves.toBeUndefined();
 	});
+
+	test("only an active ADMIN is checked: a user or an archived admin passes whatever admins the store holds", async () => {
+		const noActiveAdmin = await usersWith(user("a2", "ADMIN", "ARCHIVED"), user("u1", "USER"));
+		await expect(keepOneActiveAdmin(noActiveAdmin, user("u1", "USER"), "archive")).resolves.toBeUndefined();
+		await expect(keepOneActiveAdmin(noActiveAdmin, user("a2", "ADMIN", "ARCHIVED"), "delete")).resolves.toBeUndefined();
+	});
+
+	test("a username that is not a string never reaches the store as a query operator", async () => {
+		const users = await usersWith(user("alice", "USER"));
+		for (const name of [{ $ne: "nobody" }, { $exists: true }, ["alice"]]) expect((await rejectionOf(findByUsername(users, name))).type).toBe("NOT_FOUND");
+	});
 });
 
 describe("spaces (contract 1.10, 3.4, 9)", () => {
@@ -120,6 +133,27 @@ describe("spaces (contract 1.10, 3.4, 9)", () => {
 		expect(access(space, null, admin, "admin")).toBe("OK");
 		expect(access(space, member("MEMBER"), admin, "admin")).toBe("OK");
 		expectServiceError(() => assertSpaceAccess(space, member("MEMBER"), "s1", owner, "admin"), "PERMISSION_DENIED", '"spaces/s1"');
+	});
+
+	test("a {space} path parameter: the space and the caller's own membership, checked", async () => {
+		const documents = new SqliteDocumentStore({ dir: null });
+		try {
+			const store = spacesStore(documents);
+			const s1 = { _id: "s1", seq: 1, displayName: "s", description: "", creatorId: owner.id, createTime: 0, updateTime: 0, memberCount: 2, adminCount: 1 };
+			await store.spaces.insert(s1);
+			await store.spaces.insert({ ...s1, _id: "s2", seq: 2 });
+			const joined = (userId: string, role: MemberDoc["role"]) => ({ _id: memberId("s1", userId), spaceId: "s1", userId, role, joinTime: 0, seq: 1, spaceCreateTime: 0, spaceSeq: 1 });
+			await store.members.insert(joined(owner.id, "ADMIN"));
+			await store.members.insert(joined(other.id, "MEMBER"));
+			expect(await spaceFor(store, "s1", owner, "admin")).toEqual({ space: s1, membership: joined(owner.id, "ADMIN") });
+			expect(await spaceFor(store, "s1", other, "member")).toEqual({ space: s1, membership: joined(other.id, "MEMBER") });
+			expect((await rejectionOf(spaceFor(store, "s1", other, "admin"))).type).toBe("PERMISSION_DENIED");
+			expect((await rejectionOf(spaceFor(store, "s2", owner, "member"))).type).toBe("NOT_FOUND");
+			expect((await spaceFor(store, "s2", admin, "admin")).membership).toBeNull();
+			expect((await rejectionOf(spaceFor(store, "nope", admin, "member"))).type).toBe("NOT_FOUND");
+		} finally {
+			await documents.close();
+		}
 	});
 });
 
@@ -163,15 +197,23 @@ describe("anonymous callers (contract 2.2)", () => {
 	/** A request context whose instance service answers the ACCESS mode `mode`, counting the calls. */
 	const contextOf = (user: Caller | null, mode: string) => {
 		const calls: string[] = [];
+		const options: unknown[] = [];
 		const ctx = {
 			meta: { user } satisfies RequestMeta,
-			call: async (action: string) => {
+			call: async (action: string, _params: unknown, opts: unknown) => {
 				calls.push(action);
+				options.push(opts);
 				return mode;
 			}
 		} as unknown as Context<unknown, RequestMeta>;
-		return { ctx, calls };
+		return { ctx, calls, options };
 	};
+
+	test("the ACCESS mode is read as an idempotent call: Moleculer retries it on another instance node", async () => {
+		const asked = contextOf(null, "INSTANCE_ACCESS_MODE_PUBLIC");
+		await instanceIsPublic(asked.ctx);
+		expect(asked.options).toEqual([{ retries: IDEMPOTENT_RETRIES }]);
+	});
 
 	test("the instance is public only in INSTANCE_ACCESS_MODE_PUBLIC", async () => {
 		expect(await instanceIsPublic(contextOf(null, "INSTANCE_ACCESS_MODE_PUBLIC").ctx)).toBe(true);

@@ -72,6 +72,12 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError("a string").body.code).toBe(13);
 		expect(mapError(null).body.code).toBe(13);
 	});
+
+	test("an error of another kind whose type happens to be a gRPC code name is INTERNAL: its message is not shown", () => {
+		const foreign = Object.assign(new Error("upstream said: token abc123 not found"), { type: "NOT_FOUND", code: 404 });
+		expect(mapError(foreign)).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });
+		expect(mapError(new Errors.MoleculerError("denied by a library", 403, "PERMISSION_DENIED")).body).toEqual({ code: 13, message: "internal error", details: [] });
+	});
 });
 
 describe("routing and framework failures (contract 1.8)", () => {

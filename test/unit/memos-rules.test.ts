@@ -7,7 +7,7 @@ import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { toMemoJson } from "../../services/memos/memo-json.js";
 import { NO_SPACES } from "../../services/memos/memo-spaces.js";
 import { memoDoc } from "../support/memo-doc.js";
-import { codeOf } from "../support/service-errors.js";
+import { codeOf, expectServiceError } from "../support/service-errors.js";
 
 const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
 const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
@@ -49,6 +49,25 @@ describe("read rule (contract 1.10, 3.2)", () => {
 	test("canRead is the visibility table alone", () => {
 		expect(canRead(memo({ visibility: "PROTECTED" }), null)).toBe(false);
 		expect(canRead(memo({ visibility: "PUBLIC" }), null)).toBe(true);
+	});
+
+	test("a SPACE memo: members of its space read it; members of another space, instance admins as such and anonymous callers do not", () => {
+		const spaceMemo = memo({ visibility: "SPACE", spaceId: "s1" });
+		const inS1: ReadonlyMap<string, "ADMIN" | "MEMBER"> = new Map([["s1", "MEMBER"]]);
+		expect(codeOf(() => assertReadable(spaceMemo, "m1", bob, inS1))).toBe("OK");
+		expect(codeOf(() => assertReadable(spaceMemo, "m1", bob, new Map([["s2", "ADMIN"]])))).toBe("PERMISSION_DENIED");
+		expect(codeOf(() => assertReadable(spaceMemo, "m1", admin))).toBe("PERMISSION_DENIED");
+		// Memberships count for a signed-in caller only.
+		expect(codeOf(() => assertReadable(spaceMemo, "m1", null, inS1))).toBe("UNAUTHENTICATED");
+		expect(canRead(memo({ visibility: "SPACE", spaceId: null }), bob, inS1)).toBe(false);
+		expect(canRead(memo({ visibility: "PRIVATE" }), bob)).toBe(false);
+	});
+
+	test("each refusal names the memo", () => {
+		expectServiceError(() => assertReadable(null, "m1", alice), "NOT_FOUND", 'memo "memos/m1" not found');
+		expectServiceError(() => assertReadable(memo(), "m1", bob), "PERMISSION_DENIED", 'no read access to memo "memos/m1"');
+		expectServiceError(() => assertCanUpdate(memo({ visibility: "PUBLIC" }), "m1", bob, NO_SPACES), "PERMISSION_DENIED", 'only the creator or an admin may change memo "memos/m1"');
+		expectServiceError(() => assertCanDelete(memo({ visibility: "PUBLIC" }), "m1", bob, false), "PERMISSION_DENIED", 'may delete memo "memos/m1"');
 	});
 });
 

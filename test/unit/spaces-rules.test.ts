@@ -153,4 +153,119 @@ describe("at least one ADMIN (admin-guard.ts)", () => {
 		expect(await removeMember(db, memberId(spaceId, "nobody"))).toBeNull();
 		await expectConsistent(spaceId);
 	});
+
+	test("the last ADMIN's refusal says why", async () => {
+		const spaceId = await seed(["ADMIN"]);
+		await expect(changeRole(db, memberId(spaceId, "u0"), "MEMBER")).rejects.toMatchObject({ type: "FAILED_PRECONDITION", message: "a space must keep at least one ADMIN" });
+	});
+
+	test("a finished change is counted out: nothing left pending, the time it began recorded", async () => {
+		const spaceId = await seed(["ADMIN", "ADMIN", "MEMBER"]);
+		const before = Date.now();
+		expect(await changeRole(db, memberId(spaceId, "u0"), "MEMBER")).toMatchObject({ role: "MEMBER" });
+		expect(await changeRole(db, memberId(spaceId, "u2"), "ADMIN")).toMatchObject({ role: "ADMIN" });
+		expect(await removeMember(db, memberId(spaceId, "u1"))).toMatchObject({ role: "ADMIN" });
+		const space = await db.spaces.findOne({ _id: spaceId });
+		expect(space).toMatchObject({ pendingChanges: 0, adminCount: 1, memberCount: 2 });
+		expect(space?.changedAt).toBeGreaterThanOrEqual(before);
+		await expectConsistent(spaceId);
+	});
+});
+
+/**
+ * A change that loses the race: another request changes the same membership (through the guard,
+ * on the plain collections) after this one read it and before its conditional write.
+ */
+describe("a membership changed between read and write (admin-guard.ts)", () => {
+	let store: SqliteDocumentStore;
+	let plain: GuardCollections;
+
+	beforeEach(() => {
+		store = new SqliteDocumentStore({ dir: null });
+		plain = { spaces: store.collection<SpaceDoc>("spaces"), members: store.collection<MemberDoc>("space_members") };
+	});
+
+	afterEach(async () => {
+		await store.close();
+	});
+
+	async function seed(roles: SpaceRole[]): Promise<void> {
+		await plain.spaces.insert({ _id: "s", seq: 1, displayName: "s", description: "", creatorId: "u0", createTime: 0, updateTime: 0, memberCount: roles.length, adminCount: roles.filter(r => r === "ADMIN").length });
+		for (const [i, role] of roles.entries()) {
+			await plain.members.insert({ _id: memberId("s", `u${i}`), spaceId: "s", userId: `u${i}`, role, joinTime: 0, seq: i, spaceCreateTime: 0, spaceSeq: 1 });
+		}
+	}
+
+	/** The guard's collections, with `competitor` run once just before the first conditional membership write; `writes` counts those writes. */
+	function racing(competitor: () => Promise<unknown>): GuardCollections & { writes: number } {
+		let pending: (() => Promise<unknown>) | undefined = competitor;
+		const raced = { spaces: plain.spaces, writes: 0 } as GuardCollections & { writes: number };
+		const members = plain.members;
+		raced.members = new Proxy(members, {
+			get(target, key, receiver) {
+				const value = Reflect.get(target, key, receiver) as unknown;
+				if (key !== "findOneAndUpdate" && key !== "remove") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+				return async (...args: unknown[]) => {
+					raced.writes += 1;
+					const run = pending;
+					pending = undefined;
+					if (run !== undefined) await run();
+					return (value as (...a: unknown[]) => unknown).apply(target, args);
+				};
+			}
+		});
+		return raced;
+	}
+
+	async function expectCounts(adminCount: number, memberCount: number): Promise<void> {
+		const members = await plain.members.find({ spaceId: "s" });
+		expect({ admins: members.filter(m => m.role === "ADMIN").length, members: members.length }).toEqual({ admins: adminCount, members: memberCount });
+		expect(await plain.spaces.findOne({ _id: "s" })).toMatchObject({ adminCount, memberCount, pendingChanges: 0 });
+	}
+
+	test("a promotion that finds the member promoted already answers the membership and counts the ADMIN once", async () => {
+		await seed(["ADMIN", "MEMBER"]);
+		const db = racing(() => changeRole(plain, memberId("s", "u1"), "ADMIN"));
+		expect(await changeRole(db, memberId("s", "u1"), "ADMIN")).toMatchObject({ role: "ADMIN", userId: "u1" });
+		await expectCounts(2, 2);
+	});
+
+	test("a demotion that finds the member demoted already gives its reserved ADMIN back", async () => {
+		await seed(["ADMIN", "ADMIN", "ADMIN"]);
+		const db = racing(() => changeRole(plain, memberId("s", "u0"), "MEMBER"));
+		expect(await changeRole(db, memberId("s", "u0"), "MEMBER")).toMatchObject({ role: "MEMBER", userId: "u0" });
+		await expectCounts(2, 3);
+	});
+
+	test("a removal that finds the member's role changed retries: an ADMIN's reservation is given back, a promoted MEMBER is removed as an ADMIN", async () => {
+		await seed(["ADMIN", "ADMIN", "ADMIN", "MEMBER"]);
+		const demoted = racing(() => changeRole(plain, memberId("s", "u0"), "MEMBER"));
+		expect(await removeMember(demoted, memberId("s", "u0"))).toMatchObject({ role: "MEMBER", userId: "u0" });
+		await expectCounts(2, 3);
+		const promoted = racing(() => changeRole(plain, memberId("s", "u3"), "ADMIN"));
+		expect(await removeMember(promoted, memberId("s", "u3"))).toMatchObject({ role: "ADMIN", userId: "u3" });
+		await expectCounts(2, 2);
+	});
+
+	test("a membership that changes on every attempt: ABORTED after 5 attempts, counters as before", async () => {
+		await seed(["ADMIN", "ADMIN", "MEMBER"]);
+		const flapping = (): GuardCollections & { writes: number } => {
+			const raced = racing(async () => undefined);
+			const members = raced.members;
+			raced.members = new Proxy(members, {
+				get(target, key, receiver) {
+					if (key === "findOneAndUpdate") return async () => ((raced.writes += 1), null);
+					if (key === "remove") return async () => ((raced.writes += 1), 0);
+					return Reflect.get(target, key, receiver) as unknown;
+				}
+			});
+			return raced;
+		};
+		for (const attempt of [(db: GuardCollections) => changeRole(db, memberId("s", "u0"), "MEMBER"), (db: GuardCollections) => changeRole(db, memberId("s", "u2"), "ADMIN"), (db: GuardCollections) => removeMember(db, memberId("s", "u1"))]) {
+			const db = flapping();
+			await expect(attempt(db)).rejects.toMatchObject({ type: "ABORTED", message: "the membership changed concurrently; retry" });
+			expect(db.writes).toBe(5);
+			await expectCounts(2, 3);
+		}
+	});
 });
