@@ -1,5 +1,6 @@
 import type { Caller } from "../../shared/caller.js";
 import { alreadyExists, notFound, permissionDenied } from "../../shared/errors.js";
+import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { MemoAccessInfo } from "../memos/memos.contract.js";
 import { sniffType, type StoredBytes } from "./attachment-bytes.js";
@@ -48,7 +49,8 @@ export async function insertAttachment(deps: AttachmentsDeps, attachment: NewAtt
 	}
 	const doc: AttachmentDoc = {
 		_id: attachment.id,
-		seq: await deps.store.nextSeq(),
+		// Numbered by the insert.
+		seq: 0,
 		creatorId: attachment.creatorId,
 		filename: attachment.filename,
 		type: type === "" ? DEFAULT_TYPE : type,
@@ -67,7 +69,7 @@ export async function insertAttachment(deps: AttachmentsDeps, attachment: NewAtt
 	if (attachment.mediaMetadata !== undefined) doc.mediaMetadata = attachment.mediaMetadata;
 	await beginTotalsChange(deps.store.totals, deps.now());
 	try {
-		await attachments.insert(doc);
+		await insertSequenced(attachments, deps.store.nextSeq, seq => Object.assign(doc, { seq }));
 	} catch (err) {
 		if (stored !== null) await deps.blobs.delete(stored.key);
 		if (!(err instanceof DuplicateKeyError)) throw err;

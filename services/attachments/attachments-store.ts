@@ -1,4 +1,4 @@
-import { nextSequence } from "../../shared/sequence.js";
+import { nextSequence, SEQ_INDEX } from "../../shared/sequence.js";
 import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
 import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
 import { ATTACHMENT_REMOVALS, type RemovalDoc } from "./attachment-removals.js";
@@ -38,6 +38,8 @@ export async function ensureAttachmentIndexes(store: AttachmentsStore): Promise<
 			await attachments.ensureIndex({ fields: { spaceId: 1, memoDeleted: 1, memoSpaceReadable: 1, [key]: direction, seq: -1 } });
 		}
 	}
+	// The tie-breaker of every page is handed out once (shared/sequence.ts, insertSequenced).
+	await attachments.ensureIndex(SEQ_INDEX);
 	// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
 	await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });
 	// The repair pass of removals (attachment-removals.ts).

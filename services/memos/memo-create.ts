@@ -2,6 +2,7 @@ import type { Caller } from "../../shared/caller.js";
 import { alreadyExists, invalidArgument } from "../../shared/errors.js";
 import { resolveId } from "../../shared/ids.js";
 import { fieldOf, messageOf } from "../../shared/request-message.js";
+import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { LinkTarget } from "../attachments/attachments.contract.js";
 import { deriveContent } from "./content/derive-content.js";
@@ -91,7 +92,8 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	assertCanPlace(spaces, input.spaceId);
 	const memo: MemoDoc = {
 		_id: input.id,
-		seq: await deps.store.nextSeq(),
+		// Numbered by the insert.
+		seq: 0,
 		creatorId: caller.id,
 		content: input.content,
 		visibility: input.visibility,
@@ -112,7 +114,7 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	// Written with the memo: the links are then applied, or completed by the repair pass.
 	if (links.length > 0) Object.assign(memo, linkMark(links));
 	try {
-		await deps.store.memos.insert(memo);
+		await insertSequenced(deps.store.memos, deps.store.nextSeq, seq => Object.assign(memo, { seq }));
 	} catch (err) {
 		// Soft-deleted memos keep their document, so their ids stay taken until purged.
 		if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);

@@ -1,4 +1,4 @@
-import { nextSequence } from "../../shared/sequence.js";
+import { nextSequence, SEQ_INDEX } from "../../shared/sequence.js";
 import type { Collection, DocumentStore, IndexSpec, Sort } from "../../shared/store/document-store.js";
 import type { MemoDoc, ReactionDoc, RelationDoc, ShareDoc } from "./memo-doc.js";
 import { ensureNotificationIndexes, type NotificationDoc } from "./notifications/notification-doc.js";
@@ -85,6 +85,8 @@ export function pinnedSplit(sort: Sort): boolean {
 
 const MEMO_INDEXES: readonly IndexSpec[] = [
 	...OWNER_GROUPS.flatMap(owner => SORT_TAILS.map(tail => ({ fields: { ...PREFIX, ...owner, ...tail } }))),
+	// The tie-breaker of every page is handed out once (shared/sequence.ts, insertSequenced).
+	SEQ_INDEX,
 	// A memo's comments in relation-list order (relations.ts).
 	{ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } },
 	// Clean-ups: the purge of expired deletions, a space's memos, a deleted user's memos. The last

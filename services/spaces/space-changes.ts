@@ -4,6 +4,7 @@ import { parseUpdateMask } from "../../shared/field-mask.js";
 import { resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { fieldOf, messageOf, queryBoolOf, queryStringOf } from "../../shared/request-message.js";
+import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { spaceFor, spaceNotFound } from "./space-access.js";
 import { newMembership, type MemberDoc, type SpaceDoc } from "./space-doc.js";
@@ -27,7 +28,8 @@ export async function createSpace(deps: SpacesDeps, params: { spaceId?: unknown;
 	const description = readDescription(fieldOf(body, "description"));
 	const space: SpaceDoc = {
 		_id: id,
-		seq: await store.nextSeq(),
+		// Numbered by the insert.
+		seq: 0,
 		displayName,
 		description,
 		creatorId: caller.id,
@@ -37,14 +39,14 @@ export async function createSpace(deps: SpacesDeps, params: { spaceId?: unknown;
 		adminCount: 1
 	};
 	try {
-		await store.spaces.insert(space);
+		await insertSequenced(store.spaces, store.nextSeq, seq => Object.assign(space, { seq }));
 	} catch (err) {
 		if (err instanceof DuplicateKeyError) throw alreadyExists(`space "spaces/${id}" already exists`);
 		throw err;
 	}
-	const membership = newMembership(space, caller.id, "ADMIN", now, await store.nextSeq());
+	const membership = newMembership(space, caller.id, "ADMIN", now, 0);
 	try {
-		await store.members.insert(membership);
+		await insertSequenced(store.members, store.nextSeq, seq => Object.assign(membership, { seq }));
 	} catch (err) {
 		await store.spaces.remove({ _id: id });
 		throw err;

@@ -3,6 +3,7 @@ import { alreadyExists, notFound, permissionDenied } from "../../shared/errors.j
 import { parseUpdateMask } from "../../shared/field-mask.js";
 import { pathId } from "../../shared/ids.js";
 import { fieldOf, messageOf, queryStringOf } from "../../shared/request-message.js";
+import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import type { UserRef } from "../auth/auth.contract.js";
 import { beginChange, changeRole, endChange, removeMember } from "./admin-guard.js";
@@ -33,11 +34,12 @@ export async function addSpaceMember(deps: SpacesDeps, params: { space?: unknown
 	const username = readUserName(fieldOf(body, "user"), "member.user");
 	const role = readRole(fieldOf(body, "role"), "MEMBER");
 	const user = joinableUser(await deps.peers.userByName(username), username);
-	const member = newMembership(space, user.id, role, now, await store.nextSeq());
+	// Numbered by the insert.
+	const member = newMembership(space, user.id, role, now, 0);
 	// Counted in before the insert and its counts added after it: they may lag behind the memberships, never run ahead (admin-guard.ts).
 	await beginChange(store.spaces, space._id, false);
 	try {
-		await store.members.insert(member);
+		await insertSequenced(store.members, store.nextSeq, seq => Object.assign(member, { seq }));
 	} catch (err) {
 		if (!(err instanceof DuplicateKeyError)) throw err;
 		await endChange(store.spaces, space._id, {});

@@ -1,4 +1,4 @@
-import { nextSequence } from "../../shared/sequence.js";
+import { nextSequence, SEQ_INDEX } from "../../shared/sequence.js";
 import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
 import { SPACE_MEMBERS, SPACE_SEQUENCES, SPACES, type MemberDoc, type SpaceDoc } from "./space-doc.js";
 
@@ -23,6 +23,9 @@ export async function ensureSpaceIndexes(store: SpacesStore): Promise<void> {
 	await store.members.ensureIndex({ fields: { userId: 1, spaceCreateTime: -1, spaceSeq: -1 } });
 	// ListSpaceMembers: join order.
 	await store.members.ensureIndex({ fields: { spaceId: 1, seq: 1 } });
+	// The tie-breakers of both lists are handed out once (shared/sequence.ts, insertSequenced).
+	await store.spaces.ensureIndex(SEQ_INDEX);
+	await store.members.ensureIndex(SEQ_INDEX);
 	// The repair pass (count-repair.ts): spaces with membership changes pending, and a space's ADMINs.
 	await store.spaces.ensureIndex({ fields: { pendingChanges: 1 } });
 	await store.members.ensureIndex({ fields: { spaceId: 1, role: 1 } });
