@@ -34,8 +34,6 @@ export interface WorkerDeps {
 	count(outcome: "attempted" | "succeeded" | "failed" | "dropped"): void;
 }
 
-/** Lanes looked at per pass. */
-const DUE_BATCH = 100;
 /** Finished deliveries are kept this long, so a change recorded again is recognised (record-deliveries.ts). */
 export const FINISHED_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -109,8 +107,9 @@ export async function serveLane(deps: WorkerDeps, webhookId: string): Promise<nu
 			}
 			const webhook = await deps.webhooks.findOne({ _id: webhookId });
 			if (webhook === null) {
-				// The webhook (or its user) was deleted: nothing is left to send to.
+				// The webhook (or its user) was deleted: nothing is left to send to, nor a lane to keep.
 				await deps.deliveries.remove({ webhookId, state: "pending" }, { multi: true });
+				await deps.lanes.remove({ _id: webhookId, holder: deps.holder });
 				return delivered;
 			}
 			// Renewed before each attempt, so an attempt never starts on a lease about to end.
@@ -124,10 +123,21 @@ export async function serveLane(deps: WorkerDeps, webhookId: string): Promise<nu
 	}
 }
 
-/** The webhooks with deliveries due now, oldest due first. */
-export async function dueWebhooks(deps: WorkerDeps): Promise<string[]> {
-	const due = await deps.deliveries.find({ state: "pending", dueAt: { $lte: deps.now() } }, { sort: { state: 1, dueAt: 1 }, limit: DUE_BATCH, projection: { webhookId: 1 } });
-	return [...new Set(due.map(delivery => delivery.webhookId))];
+/**
+ * Up to `want` webhooks with deliveries due now, the longest-waiting first. Each query leaves out
+ * the webhooks already found, so one webhook's long backlog (all due while it drains) cannot hide
+ * the others.
+ */
+export async function dueWebhooks(deps: WorkerDeps, want: number): Promise<string[]> {
+	const now = deps.now();
+	const found: string[] = [];
+	while (found.length < want) {
+		const filter = { state: "pending", dueAt: { $lte: now }, ...(found.length === 0 ? {} : { webhookId: { $nin: found } }) };
+		const due = await deps.deliveries.find(filter, { sort: { state: 1, dueAt: 1 }, limit: want - found.length, projection: { webhookId: 1 } });
+		if (due.length === 0) break;
+		for (const delivery of due) if (!found.includes(delivery.webhookId)) found.push(delivery.webhookId);
+	}
+	return found.slice(0, want);
 }
 
 /** Age in ms of the oldest pending delivery, 0 when none: the queue age to alert on. */

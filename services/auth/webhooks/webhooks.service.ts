@@ -122,7 +122,8 @@ const WebhooksService: ServiceSchema<WebhooksSettings, WebhooksMethods, Webhooks
 		async startDueLanes(): Promise<Promise<void>[]> {
 			const deps = this.workerDeps();
 			const lanes: Promise<void>[] = [];
-			for (const webhookId of await dueWebhooks(deps)) {
+			// Twice the lanes it serves: some found may be held by other workers.
+			for (const webhookId of await dueWebhooks(deps, 2 * this.settings.concurrency)) {
 				const serving = this.serving.get(webhookId);
 				if (serving !== undefined) {
 					lanes.push(serving);
