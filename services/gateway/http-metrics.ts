@@ -72,5 +72,7 @@ export function sseMetrics(broker: ServiceBroker): { open: (count: number) => vo
 	const open = gauge(broker, SSE_STREAMS, "Live streams (GET /api/v1/sse) this gateway holds");
 	if (!broker.isMetricsEnabled()) return { open, slowClosed: () => undefined };
 	broker.metrics.register({ type: "counter", name: SSE_SLOW_CLOSED, description: "Live streams closed because their client did not read" });
+	// Exposed at 0 from the start, so that a rate over it exists before the first slow client.
+	broker.metrics.increment(SSE_SLOW_CLOSED, undefined, 0);
 	return { open, slowClosed: () => broker.metrics.increment(SSE_SLOW_CLOSED) };
 }
