@@ -51,19 +51,25 @@ export async function listAttachments(deps: AttachmentsDeps, params: ListAttachm
 		branches: listBranches(caller, filter.spaceId, isMember),
 		where: compileAttachmentFilter(filter, now)
 	});
-	return { attachments: await withoutDeletedMemos(deps, page.items), nextPageToken: page.nextPageToken };
+	return { attachments: await withoutUnreadableMemos(deps, page.items, caller), nextPageToken: page.nextPageToken };
 }
 
 /**
- * Leaves out attachments whose memo is deleted or gone while `memoDeleted` does not say so yet:
- * the memo is marked deleted before its attachments are hidden (services/memos/memo-cleanup.ts),
- * so the page may come out shorter, never with them. One call per page.
+ * Leaves out attachments whose memo is deleted or gone while `memoDeleted` does not say so yet,
+ * and others' attachments whose memo the caller cannot read while their space fields do not say
+ * so yet: the memo is written before its attachments follow it (services/memos/memo-cleanup.ts,
+ * memo-attachment-links.ts), so the memo decides and the page may come out shorter, never with
+ * them. One call per page.
  */
-async function withoutDeletedMemos(deps: AttachmentsDeps, docs: AttachmentDoc[]): Promise<AttachmentDoc[]> {
+async function withoutUnreadableMemos(deps: AttachmentsDeps, docs: AttachmentDoc[], caller: Caller): Promise<AttachmentDoc[]> {
 	const memoIds = docs.flatMap(doc => (doc.memoId === null ? [] : [doc.memoId]));
 	if (memoIds.length === 0) return docs;
 	const live = await deps.peers.memoInfo(memoIds);
-	return docs.filter(doc => doc.memoId === null || live.has(doc.memoId));
+	return docs.filter(doc => {
+		if (doc.memoId === null) return true;
+		const memo = live.get(doc.memoId);
+		return memo !== undefined && (doc.creatorId === caller.id || memo.read === "OK");
+	});
 }
 
 /** ListMemoAttachments (contract 7.9): the memo's read rule, display order. */

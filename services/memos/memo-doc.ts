@@ -16,10 +16,13 @@ export interface MemoLocation {
 export type Visibility = "PRIVATE" | "PROTECTED" | "PUBLIC" | "SPACE";
 export type MemoState = "NORMAL" | "ARCHIVED";
 
-/** Attachments a CreateMemo or UpdateMemo links to the memo (names in display order), under a mark of that request. */
+/**
+ * Attachments a CreateMemo or UpdateMemo links to the memo (names in display order; null: the
+ * attachments it has follow its space), under a mark of that request.
+ */
 export interface PendingLinks {
 	mark: string;
-	names: string[];
+	names: string[] | null;
 }
 
 /** A stored change that webhooks report, waiting in its memo's outbox (memo-outbox.ts). */

@@ -16,11 +16,9 @@ export async function checkSpaceMove(deps: MemosDeps, caller: Caller, memo: Memo
 	assertCanMove(caller, spaces, spaceId, { exists: destination.exists, creatorIsMember: Object.hasOwn(destination.roles, memo.creatorId) });
 }
 
-/** Tells the attachments service when a memo's space or its readability in the space changed (contract 8.1, 7.5). */
-export async function attachmentsFollow(deps: MemosDeps, before: MemoDoc, after: MemoDoc): Promise<void> {
-	const readable = readableInSpace(after);
-	if (before.spaceId === after.spaceId && readableInSpace(before) === readable) return;
-	await deps.peers.attachmentsFollow(after._id, after.spaceId, readable);
+/** Whether the memo's space or its readability in the space changes: its attachments move along (contract 8.1, 7.5). */
+export function movesAttachments(before: MemoDoc, after: Pick<MemoDoc, "spaceId" | "state" | "visibility">): boolean {
+	return before.spaceId !== after.spaceId || readableInSpace(before) !== readableInSpace(after);
 }
 
 /** Memos (not deleted) still placed in a space: DeleteSpace without force refuses them (contract 9). */

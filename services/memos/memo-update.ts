@@ -5,7 +5,7 @@ import { fieldOf, messageOf } from "../../shared/request-message.js";
 import type { Update } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
 import { assertCanUpdate } from "./memo-access.js";
-import { applyLinks, checkedNames, linkMark } from "./memo-attachment-links.js";
+import { applyLinks, checkedNames, updateMark } from "./memo-attachment-links.js";
 import { linkTarget } from "./memo-create.js";
 import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 import {
@@ -17,7 +17,7 @@ import {
 	readTime,
 	readVisibility
 } from "./memo-fields.js";
-import { attachmentsFollow, checkSpaceMove } from "./memo-space-changes.js";
+import { checkSpaceMove, movesAttachments } from "./memo-space-changes.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
 import { outboxEntry, withOutboxEntry } from "./memo-outbox.js";
@@ -141,15 +141,16 @@ export async function updateMemo(deps: MemosDeps, caller: Caller, id: string, pa
 	if (relatedIds !== undefined) await assertRelatable(store, relatedIds, caller, spaces);
 	await checkSpaceMove(deps, caller, memo, changes.spaceId);
 	const update = memoUpdate(memo, changes);
-	// Written with the update: the links are then applied, or completed by the repair pass.
-	if (changes.attachments !== undefined) update.$set = { ...update.$set, ...linkMark(checkedNames(await peers.linkAttachments(linkTarget(memo), changes.attachments, false))) };
+	const names = changes.attachments === undefined ? undefined : checkedNames(await peers.linkAttachments(linkTarget(memo), changes.attachments, false));
+	// Written with the update: the attachments are then linked or moved along, or by the repair pass.
+	const mark = updateMark(memo, names, movesAttachments(memo, { ...memo, ...update.$set }));
+	update.$set = { ...update.$set, ...mark };
 	// Any save may change who can read the memo's mentions (contract 17): each is judged again.
 	if (mayNotify(changes.content ?? memo.content, memo.parentId)) update.$set = { ...update.$set, notifyPending: now };
 	const updated = await store.memos.findOneAndUpdate({ _id: id, deleteTime: null }, withOutboxEntry(update, outboxEntry("memo.updated", now)));
 	// Deleted between the read and the write.
 	if (updated === null) throw notFound(`memo "memos/${id}" not found`);
-	await attachmentsFollow(deps, memo, updated);
-	if (changes.attachments !== undefined) await applyLinks(deps, updated);
+	if (mark.cleanup !== undefined) await applyLinks(deps, updated);
 	if (relatedIds !== undefined) await replaceReferences(store, id, relatedIds, now);
 	await notifySaved(deps, updated, now);
 	await deps.announce(memoEvents.updated, memoChangeEvent(updated, caller, now));

@@ -35,6 +35,7 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 	let dataDir: string;
 	let app: EmbeddedApp;
 	let user: Session;
+	let other: Session;
 	const api = memoClient(() => app.baseUrl);
 
 	const collection = <T extends { _id: string }>(name: string) => documentsOf(app.node.broker).collection<T & Record<string, unknown>>(name);
@@ -65,6 +66,12 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 		}));
 	}
 
+	/** The memos service's next move of a memo's attachments to its space fails, as if the process died there. */
+	function crashBeforeAttachmentsFollow(): void {
+		const injection = { failed: false };
+		wrapDeps<MemosDeps>("memos", real => ({ ...real, peers: failingOnce(real.peers, "attachmentsFollow", false, injection, "peers") }));
+	}
+
 	/** The attachments service's next `method` on the records, or on the blobs, fails once; `applied`: after it happened. */
 	function failOnce(target: "attachments" | "blobs", method: string, applied: boolean): void {
 		const injection = { failed: false };
@@ -86,6 +93,7 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 		await app.stop();
 		await start();
 		user = await signIn(app.baseUrl, "user1");
+		other = await signIn(app.baseUrl, "user2");
 	}
 
 
@@ -115,7 +123,7 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 	beforeAll(async () => {
 		dataDir = await mkdtemp(path.join(os.tmpdir(), "attachment-repairs-"));
 		await start();
-		({ users: [user] } = await populate(app.baseUrl, 1));
+		({ users: [user, other] } = await populate(app.baseUrl, 2));
 	});
 
 	afterAll(async () => {
@@ -173,6 +181,36 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 		const memos = service<{ purgeExpiredMemos(now: number): Promise<number> }>("memos");
 		await memos.purgeExpiredMemos(Date.now());
 		expect(await memoAttachments("superseded")).toEqual([b.name]);
+	});
+
+	test("UpdateMemo moving a memo to another space: the old space's members stop seeing its attachment at once, the restart moves it", async () => {
+		for (const spaceId of ["old-space", "new-space"]) expect((await api.request("POST", "/spaces", { as: user, body: { displayName: spaceId }, query: { spaceId } })).status).toBe(200);
+		expect((await api.request("POST", "/spaces/old-space/members", { as: user, body: { user: "users/user2", role: "MEMBER" } })).status).toBe(200);
+		const created = await api.request("POST", "/memos", { as: user, query: { memoId: "moving" }, body: { content: "moving", visibility: "SPACE", space: "spaces/old-space" } });
+		expect(created.status).toBe(200);
+		const attached = await api.request<{ name: string }>("POST", "/attachments", { as: user, body: { filename: "m.txt", content: "aGk=", memo: "memos/moving" } });
+		expect(attached.status).toBe(200);
+		const id = attached.body.name.slice("attachments/".length);
+		const seenInOldSpace = async () => {
+			const res = await api.request<{ attachments: { name: string }[] }>("GET", "/attachments", { as: other, query: { filter: 'space == "spaces/old-space"' } });
+			expect(res.status).toBe(200);
+			return res.body.attachments.map(a => a.name);
+		};
+		expect(await seenInOldSpace()).toEqual([attached.body.name]);
+
+		crashBeforeAttachmentsFollow();
+		const moved = await api.request("PATCH", "/memos/moving", { as: user, query: { updateMask: "space" }, body: { space: "spaces/new-space" } });
+		expect(moved.status).toBe(500);
+		// Half-done: the attachment still names the old space, but the memo decides.
+		expect((await attachmentDoc(id))?.spaceId).toBe("old-space");
+		expect((await memoDoc("moving"))?.cleanup).toBe("link");
+		expect(await seenInOldSpace()).toEqual([]);
+
+		await restart();
+		expect((await memoDoc("moving"))?.cleanup).toBeNull();
+		expect((await attachmentDoc(id))?.spaceId).toBe("new-space");
+		expect(await seenInOldSpace()).toEqual([]);
+		expect(await memoAttachments("moving")).toEqual([attached.body.name]);
 	});
 
 	test("DeleteAttachment interrupted after the record: the bytes stay unreachable and the restart deletes them", async () => {
