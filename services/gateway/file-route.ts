@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { pipeline } from "node:stream";
+import { Readable, pipeline } from "node:stream";
 import type { Context, ServiceBroker } from "moleculer";
 import type { Caller, RequestMeta } from "../../shared/caller.js";
 import { call } from "../../shared/contract.js";
@@ -30,6 +30,30 @@ export async function fileCaller(ctx: Context<unknown, RequestMeta>, headers: In
 	const cookie = readRefreshCookie(headers.cookie);
 	if (cookie === undefined || cookie === "") return null;
 	return call(ctx, authActions.callerOfRefreshCookie, { cookie });
+}
+
+/**
+ * Bytes asked of the attachments service at a time. Across NATS nothing slows a stream's
+ * sender down, so what the client has not taken yet waits in the gateway's memory: asking for
+ * the next window only once the last one has gone out bounds that by a window per download
+ * (issue 19), for a client however slow.
+ */
+const WINDOW_BYTES = 4 * 1024 * 1024;
+
+/** The bytes `range` of the attachment, fetched a window at a time as the client takes them; the first window is asked for at once, so that its failure comes before the headers. */
+async function windowedBytes(ctx: Context<unknown, RequestMeta>, attachment: string, range: { start: number; end: number }): Promise<Readable> {
+	const windowAt = (start: number) => call(ctx, attachmentsActions.fileStream, { attachment, range: { start, end: Math.min(range.end, start + WINDOW_BYTES - 1) } });
+	const first = await windowAt(range.start);
+	const bytes = Readable.from(
+		(async function* () {
+			yield* first;
+			for (let start = range.start + WINDOW_BYTES; start <= range.end; start += WINDOW_BYTES) yield* await windowAt(start);
+		})(),
+		{ objectMode: false }
+	);
+	// A client gone before the first byte: the first window was never read, and is released here.
+	bytes.once("close", () => first.destroy());
+	return bytes;
 }
 
 async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
@@ -68,10 +92,7 @@ async function serveFile(req: FileRequest, res: ServerResponse): Promise<void> {
 		res.end();
 		return;
 	}
-	const body = await call(ctx, attachmentsActions.fileStream, {
-		attachment,
-		...(partial ? { range: partial } : {})
-	});
+	const body = await windowedBytes(ctx, attachment, partial ?? { start: 0, end: info.size - 1 });
 	res.writeHead(status, answer);
 	// Either side ending early ends the other: a client that goes away mid-download closes the blob's file.
 	pipeline(body, res, () => undefined);

@@ -132,6 +132,35 @@ describe("ranges and conditions", () => {
 	});
 });
 
+describe("files larger than the gateway asks for at a time (4 MiB windows, issue 19)", () => {
+	const MiB = 1024 * 1024;
+	const bytes = randomBytes(9 * MiB + 5);
+	let large: { name: string };
+
+	beforeAll(async () => {
+		large = await created({ filename: "large.bin", content: bytes.toString("base64") });
+	});
+
+	test("the whole file comes byte for byte", async () => {
+		const res = await file(large.name, { as: alice() });
+		expect(res.status).toBe(200);
+		expect(res.headers.get("content-length")).toBe(String(bytes.length));
+		expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+	});
+
+	test.each([
+		[4 * MiB - 3, 8 * MiB + 2],
+		[4 * MiB, 4 * MiB],
+		[1, 9 * MiB + 4],
+		[8 * MiB, 9 * MiB + 4]
+	])("bytes=%i-%i spanning windows", async (start, end) => {
+		const res = await file(large.name, { as: alice(), headers: { Range: `bytes=${start}-${end}` } });
+		expect(res.status).toBe(206);
+		expect(res.headers.get("content-range")).toBe(`bytes ${start}-${end}/${bytes.length}`);
+		expect(Buffer.from(await res.arrayBuffer()).equals(bytes.subarray(start, end + 1))).toBe(true);
+	});
+});
+
 describe("who may read the bytes", () => {
 	test("an unlinked attachment: its creator and ADMINs; another user PERMISSION_DENIED; unknown NOT_FOUND", async () => {
 		expect((await file(plain.name, { as: admin() })).status).toBe(200);
