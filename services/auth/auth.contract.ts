@@ -51,12 +51,12 @@ export interface UserDataParams {
 export interface MemoChangeRecord {
 	/** Unique per change; recording it again adds nothing. */
 	changeId: string;
-	event: "memo.created" | "memo.updated" | "memo.deleted";
+	event: "memo.created" | "memo.updated" | "memo.deleted" | "memo.comment.created";
 	/** Epoch ms of the change. */
 	time: number;
-	/** The memo's creator: their webhooks receive the change. */
-	creatorId: string;
-	/** `users/{username}` of the creator. */
+	/** The user whose webhooks receive the change: the memo's creator; for memo.comment.created, the commented memo's (as upstream). */
+	recipientId: string;
+	/** `users/{username}` of the memo's creator. */
 	creator: string;
 	/** The Memo message (contract 4.1) as the change left it. */
 	memo: Record<string, unknown>;

@@ -40,7 +40,7 @@ export async function createMemoComment(
 	const parent = await memos.findOne({ _id: parentId });
 	assertReadable(parent, parentId, caller, await deps.peers.spacesOf(caller));
 	if (parent.state !== "NORMAL") throw failedPrecondition(`memo "memos/${parentId}" is archived and cannot be commented on`);
-	const created = await createMemo(deps, caller, params, parentId, now);
+	const created = await createMemo(deps, caller, params, parent, now);
 	// A parent deleted while the comment was written would not have detached it: do it now.
 	if ((await memos.findOne({ _id: parentId, deleteTime: null })) === null) {
 		const id = created.memo._id;

@@ -81,8 +81,9 @@ export interface CreatedMemo {
 	attachments: Record<string, unknown>[];
 }
 
-/** CreateMemo, and CreateMemoComment with `parentId` (contract 7.3, 7.7). */
-export async function createMemo(deps: MemosDeps, caller: Caller, params: CreateMemoParams, parentId: string | null, now: number): Promise<CreatedMemo> {
+/** CreateMemo, and CreateMemoComment with the commented memo as `parent` (contract 7.3, 7.7). */
+export async function createMemo(deps: MemosDeps, caller: Caller, params: CreateMemoParams, parent: Pick<MemoDoc, "_id" | "creatorId"> | null, now: number): Promise<CreatedMemo> {
+	const parentId = parent?._id ?? null;
 	// A new memo without a visibility takes its creator's default (user setting GENERAL, contract 16); a comment stays PRIVATE.
 	const defaultVisibility = parentId === null && leavesVisibilityUnspecified(params.memo) ? await deps.peers.defaultVisibility(caller.id) : "PRIVATE";
 	const input = parseCreateMemo(params, await deps.contentLengthLimit(), defaultVisibility);
@@ -107,7 +108,7 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 		parentId,
 		deleteTime: null,
 		...(mayNotify(input.content, parentId) ? { notifyPending: now } : {}),
-		...newMemoOutbox(now)
+		...newMemoOutbox(now, parent?.creatorId)
 	};
 	const target = linkTarget(memo);
 	const links = input.attachments === undefined ? [] : checkedNames(await deps.peers.linkAttachments(target, input.attachments, false));

@@ -28,9 +28,11 @@ export interface PendingLinks {
 /** A stored change that webhooks report, waiting in its memo's outbox (memo-outbox.ts). */
 export interface OutboxEntry {
 	id: string;
-	event: "memo.created" | "memo.updated" | "memo.deleted";
+	event: "memo.created" | "memo.updated" | "memo.deleted" | "memo.comment.created";
 	/** Epoch ms of the change. */
 	time: number;
+	/** Whose webhooks receive it when not the memo's creator's: a new comment's commented memo's creator. */
+	recipientId?: string;
 }
 
 /**

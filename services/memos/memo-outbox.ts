@@ -33,9 +33,14 @@ export function withOutboxEntry(update: Update, entry: OutboxEntry): Update {
 	return { ...update, $set: { ...update.$set, outboxPending: true }, $push: { ...update.$push, outbox: entry } };
 }
 
-/** The fields of a new memo's document that hold its creation's outbox entry. */
-export function newMemoOutbox(time: number): Pick<MemoDoc, "outbox" | "outboxPending"> {
-	return { outbox: [outboxEntry("memo.created", time)], outboxPending: true };
+/**
+ * The fields of a new memo's document that hold its creation's outbox entries: memo.created for
+ * its creator, and for a comment memo.comment.created for the commented memo's creator (upstream).
+ */
+export function newMemoOutbox(time: number, commentedCreatorId?: string): Pick<MemoDoc, "outbox" | "outboxPending"> {
+	const outbox = [outboxEntry("memo.created", time)];
+	if (commentedCreatorId !== undefined) outbox.push({ ...outboxEntry("memo.comment.created", time), recipientId: commentedCreatorId });
+	return { outbox, outboxPending: true };
 }
 
 /**
@@ -47,7 +52,7 @@ export async function relayChanges(deps: MemosDeps, docs: readonly MemoDoc[], me
 	const pending = docs.map((doc, i) => ({ doc, memo: memos[i] ?? {}, entries: doc.outbox ?? [] })).filter(item => item.entries.length > 0);
 	if (pending.length === 0) return;
 	const changes: MemoChangeRecord[] = pending.flatMap(({ doc, memo, entries }) =>
-		entries.map(entry => ({ changeId: entry.id, event: entry.event, time: entry.time, creatorId: doc.creatorId, creator: String(memo.creator ?? ""), memo }))
+		entries.map(entry => ({ changeId: entry.id, event: entry.event, time: entry.time, recipientId: entry.recipientId ?? doc.creatorId, creator: String(memo.creator ?? ""), memo }))
 	);
 	await deps.peers.recordMemoChanges(changes);
 	const { memos: collection } = deps.store;

@@ -83,6 +83,19 @@ test("created, updated and deleted memos reach the receiver signed, in order, wi
 	await deleteWebhook(alice(), hook);
 });
 
+test("a comment on her memo reaches her webhook as memos.memo.comment.created, as upstream", async () => {
+	const hook = await createWebhook(alice());
+	const memo = (await api.create(alice(), { content: "open for comments", visibility: "PROTECTED" })).body;
+	const comment = await api.request<{ name: string }>("POST", `/${memo.name}/comments`, { as: bob(), body: { content: "bob's reply" } });
+	expect(comment.status).toBe(200);
+	await waitFor("two deliveries", async () => (receiver.delivered().length >= 2 ? true : undefined), 30000);
+	expect(receiver.delivered().map(r => [r.body.activityType, r.body.creator, r.body.memo.name])).toEqual([
+		["memos.memo.created", "users/user1", memo.name],
+		["memos.memo.comment.created", "users/user2", comment.body.name]
+	]);
+	await deleteWebhook(alice(), hook);
+});
+
 test("a receiver down for 10 minutes gets every delivery, in order, once it is back; a later delivery never goes before an earlier one", async () => {
 	const hook = await createWebhook(alice());
 	const downUntil = now() + 10 * 60 * 1000;

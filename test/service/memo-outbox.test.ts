@@ -23,6 +23,8 @@ import { waitFor } from "../support/processes.js";
  */
 
 const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
+const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
+const users = [alice, bob];
 
 let broker: ServiceBroker;
 let documents: SqliteDocumentStore;
@@ -39,7 +41,7 @@ beforeAll(async () => {
 	broker.createService({ ...MemosService, settings: { ...MemosService.settings, outboxRelayIntervalMs: 50 } });
 	broker.createService(
 		fakeService("auth", [
-			fake(authActions.lookupUsers, ctx => ((ctx.params.ids ?? []).includes(alice.id) ? [{ id: alice.id, username: alice.username, role: alice.role, state: "NORMAL" as const }] : [])),
+			fake(authActions.lookupUsers, ctx => users.filter(u => (ctx.params.ids ?? []).includes(u.id)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }))),
 			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const),
 			fake(authActions.recordMemoChanges, ctx => {
 				if (authDown) throw unavailable("auth is down");
@@ -74,7 +76,7 @@ test("each change is recorded once, right away, with the memo as the change left
 	await call(broker, memosActions.createMemo, { memoId: "m1", memo: { content: "one" } }, as(alice));
 	await call(broker, memosActions.updateMemo, { memo: "m1", updateMask: "content", patch: { content: "two" } }, as(alice));
 	await call(broker, memosActions.deleteMemo, { memo: "m1" }, as(alice));
-	expect(recorded.map(change => [change.event, change.creatorId, change.creator, change.memo.name, change.memo.content])).toEqual([
+	expect(recorded.map(change => [change.event, change.recipientId, change.creator, change.memo.name, change.memo.content])).toEqual([
 		["memo.created", alice.id, "users/alice", "memos/m1", "one"],
 		["memo.updated", alice.id, "users/alice", "memos/m1", "two"],
 		["memo.deleted", alice.id, "users/alice", "memos/m1", "two"]
@@ -84,10 +86,19 @@ test("each change is recorded once, right away, with the memo as the change left
 	expect({ outbox: stored?.outbox, pending: stored?.outboxPending }).toEqual({ outbox: [], pending: undefined });
 });
 
+test("a comment is memo.created for its creator and memo.comment.created for the commented memo's creator, as upstream", async () => {
+	await call(broker, memosActions.createMemo, { memoId: "p1", memo: { content: "parent", visibility: "PROTECTED" } }, as(alice));
+	recorded.length = 0;
+	await call(broker, memosActions.createMemoComment, { memo: "p1", commentId: "c1", comment: { content: "a reply" } }, as(bob));
+	expect(recorded.map(change => [change.event, change.recipientId, change.creator, change.memo.name, change.memo.content])).toEqual([
+		["memo.created", bob.id, "users/bob", "memos/c1", "a reply"],
+		["memo.comment.created", alice.id, "users/bob", "memos/c1", "a reply"]
+	]);
+});
+
 test("a refused change stores no entry", async () => {
 	await call(broker, memosActions.createMemo, { memoId: "m2", memo: { content: "mine" } }, as(alice));
 	recorded.length = 0;
-	const bob: Caller = { id: "u-bob", username: "bob", role: "USER" };
 	await expect(call(broker, memosActions.updateMemo, { memo: "m2", updateMask: "content", patch: { content: "x" } }, as(bob))).rejects.toThrow();
 	expect((await memos().findOne({ _id: "m2" }))?.outbox).toEqual([]);
 	expect(recorded).toEqual([]);

@@ -9,7 +9,7 @@ import type { Doc } from "../../../shared/store/document-store.js";
 export interface DeliveryDoc extends Doc {
 	webhookId: string;
 	changeId: string;
-	/** Upstream's `activityType`: `memos.memo.created`, `memos.memo.updated`, `memos.memo.deleted`. */
+	/** Upstream's `activityType`: `memos.memo.created`, `memos.memo.updated`, `memos.memo.deleted`, `memos.memo.comment.created`. */
 	activityType: string;
 	/** `users/{username}` of the memo's creator, as the change found it. */
 	creator: string;
