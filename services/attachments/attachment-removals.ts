@@ -1,6 +1,6 @@
-import type { Doc } from "../../shared/store/document-store.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
+import type { RemovalDoc } from "./removal-doc.js";
 import { beginTotalsChange, endTotalsChange } from "./stored-totals.js";
 
 /**
@@ -16,15 +16,6 @@ import { beginTotalsChange, endTotalsChange } from "./stored-totals.js";
  * entries: `completeRemovals` (at start-up and every sweep) finds them through their `since`
  * index, a bounded batch at a time, and runs steps 2 and 3 again.
  */
-export interface RemovalDoc extends Doc {
-	blobKey: string | null;
-	size: number;
-	/** When the removal was decided (epoch ms). */
-	since: number;
-}
-
-export const ATTACHMENT_REMOVALS = "attachment_removals";
-
 /** Removals completed per repair query. */
 const REPAIR_BATCH = 100;
 

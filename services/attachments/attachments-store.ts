@@ -1,7 +1,7 @@
 import { nextSequence, SEQ_INDEX } from "../../shared/sequence.js";
 import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
 import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
-import { ATTACHMENT_REMOVALS, type RemovalDoc } from "./attachment-removals.js";
+import { ATTACHMENT_REMOVALS, type RemovalDoc } from "./removal-doc.js";
 import type { TotalsDoc } from "./stored-totals.js";
 
 const SEQUENCES = "attachment_sequences";

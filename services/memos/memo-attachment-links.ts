@@ -1,8 +1,13 @@
 import { generateId } from "../../shared/ids.js";
-import { linkTarget } from "./memo-create.js";
+import type { LinkTarget } from "../attachments/attachments.contract.js";
 import type { MemoDoc, PendingLinks } from "./memo-doc.js";
 import { readableInSpace } from "./memo-spaces.js";
 import type { MemosDeps } from "./memos-deps.js";
+
+/** What the attachments service needs to link attachments to `memo` (contract 7.9). */
+export function linkTarget(memo: MemoDoc): LinkTarget {
+	return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, spaceReadable: readableInSpace(memo) };
+}
 
 /**
  * The `attachments` of CreateMemo and UpdateMemo (contract 7.3, 7.5) live in the attachments

@@ -4,9 +4,8 @@ import { resolveId } from "../../shared/ids.js";
 import { fieldOf, messageOf } from "../../shared/request-message.js";
 import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
-import type { LinkTarget } from "../attachments/attachments.contract.js";
 import { deriveContent } from "./content/derive-content.js";
-import { applyLinks, checkedNames, linkMark } from "./memo-attachment-links.js";
+import { applyLinks, checkedNames, linkMark, linkTarget } from "./memo-attachment-links.js";
 import type { MemoDoc, MemoLocation, Visibility } from "./memo-doc.js";
 import {
 	readContent,
@@ -17,7 +16,7 @@ import {
 	readVisibility,
 	leavesVisibilityUnspecified
 } from "./memo-fields.js";
-import { assertCanPlace, readableInSpace } from "./memo-spaces.js";
+import { assertCanPlace } from "./memo-spaces.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
 import { newMemoOutbox } from "./memo-outbox.js";
@@ -68,11 +67,6 @@ export function parseCreateMemo(params: CreateMemoParams, contentLimit: number, 
 		updateTime: readTime(fieldOf(body, "updateTime"), "updateTime"),
 		attachments: fieldOf(body, "attachments")
 	};
-}
-
-/** What the attachments service needs to link attachments to `memo` (contract 7.9). */
-export function linkTarget(memo: MemoDoc): LinkTarget {
-	return { id: memo._id, creatorId: memo.creatorId, spaceId: memo.spaceId, spaceReadable: readableInSpace(memo) };
 }
 
 /** A created memo and the attachments it was created with, in display order. */

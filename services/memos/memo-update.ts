@@ -5,8 +5,7 @@ import { fieldOf, messageOf } from "../../shared/request-message.js";
 import type { Update } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
 import { assertCanUpdate } from "./memo-access.js";
-import { applyLinks, checkedNames, updateMark } from "./memo-attachment-links.js";
-import { linkTarget } from "./memo-create.js";
+import { applyLinks, checkedNames, linkTarget, updateMark } from "./memo-attachment-links.js";
 import type { MemoDoc, MemoLocation, MemoState, Visibility } from "./memo-doc.js";
 import {
 	readContent,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { AttachmentDoc } from "../../services/attachments/attachment-doc.js";
-import type { RemovalDoc } from "../../services/attachments/attachment-removals.js";
+import type { RemovalDoc } from "../../services/attachments/removal-doc.js";
 import type { AttachmentsDeps } from "../../services/attachments/attachments-deps.js";
 import type { TotalsDoc } from "../../services/attachments/stored-totals.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";

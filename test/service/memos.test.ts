@@ -79,7 +79,8 @@ beforeAll(async () => {
 		fakeService("attachments", [
 			fake(attachmentsActions.linkForMemo, ctx => {
 				calls.linkForMemo.push({ memo: ctx.params.memo, apply: ctx.params.apply === true });
-				return ctx.params.apply === true ? [{ name: "attachments/a1" }] : undefined;
+				// The check answers the references it accepted, the apply the linked attachments.
+				return ctx.params.apply === true ? [{ name: "attachments/a1" }] : ctx.params.attachments;
 			}),
 			fake(attachmentsActions.forMemos, () => ({})),
 			fake(attachmentsActions.setMemosDeleted, ctx => void calls.setMemosDeleted.push(ctx.params.memoIds)),
