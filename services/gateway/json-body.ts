@@ -1,3 +1,4 @@
+import { isAscii } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
@@ -96,7 +97,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
 	}
 	let text: string;
 	try {
-		text = utf8.decode(bytes);
+		// ASCII (every base64 upload chunk) is UTF-8 as it is: copied into a string at half the cost of decoding it (issue 19).
+		text = isAscii(bytes) ? bytes.toString("latin1") : utf8.decode(bytes);
 	} catch {
 		throw invalidArgument("request body is not valid UTF-8");
 	}
