@@ -7,7 +7,7 @@ import { usePopulatedApp } from "../support/populated-app.js";
  * as by default: public IP literals pass without a lookup, loopback and private ones do not).
  */
 
-const { api, admin, users: [alice, bob] } = usePopulatedApp(2);
+const { app, api, admin, users: [alice, bob] } = usePopulatedApp(2);
 
 type Webhook = { name: string; url: string; displayName: string; createTime: string; updateTime: string; signingSecretSet: boolean };
 
@@ -135,4 +135,24 @@ test("the WEBHOOKS user setting lists the user's webhooks", async () => {
 	expect(setting.body).toEqual({ name: "users/user2/settings/WEBHOOKS", webhooksSetting: { webhooks: [made] } });
 	const all = await api.request<{ settings: { name: string; webhooksSetting?: unknown }[] }>("GET", "/users/user2/settings", { as: bob() });
 	expect(all.body.settings.find(s => s.name.endsWith("/WEBHOOKS"))?.webhooksSetting).toEqual({ webhooks: [made] });
+});
+
+describe("upstream v0.30.0's shapes (proto/api/v1/user_service.proto)", () => {
+	// UserWebhook, ListUserWebhooksResponse and GetUserWebhookSigningSecretResponse in proto3 JSON names.
+	const USER_WEBHOOK = ["name", "url", "displayName", "createTime", "updateTime", "signingSecret", "signingSecretSet"];
+
+	test("answers hold upstream's fields only, and the OpenAPI document describes the operations with them", async () => {
+		const made = (await create(alice(), { url: PUBLIC_URL, displayName: "shape" })).body;
+		for (const key of Object.keys(made)) expect(USER_WEBHOOK).toContain(key);
+		expect(Object.keys((await api.request("GET", "/users/user1/webhooks", { as: alice() })).body)).toEqual(["webhooks"]);
+		expect(Object.keys((await secretOf(alice(), made.name)).body)).toEqual(["signingSecret"]);
+		type Doc = { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, { properties: Record<string, { readOnly?: boolean; writeOnly?: boolean }> }> } };
+		const doc = (await (await fetch(`${app().baseUrl}/openapi.json`)).json()) as Doc;
+		expect(Object.keys(doc.components.schemas.UserWebhook!.properties).sort()).toEqual([...USER_WEBHOOK].sort());
+		expect(doc.components.schemas.UserWebhook!.properties.signingSecret).toMatchObject({ writeOnly: true });
+		expect(doc.components.schemas.UserWebhook!.properties.signingSecretSet).toMatchObject({ readOnly: true });
+		expect(Object.keys(doc.paths["/api/v1/users/{user}/webhooks"]!).sort()).toEqual(["get", "post"]);
+		expect(Object.keys(doc.paths["/api/v1/users/{user}/webhooks/{webhook}"]!).sort()).toEqual(["delete", "patch"]);
+		expect(Object.keys(doc.paths["/api/v1/users/{user}/webhooks/{webhook}:getSigningSecret"]!)).toEqual(["get"]);
+	});
 });
