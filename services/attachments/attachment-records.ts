@@ -7,6 +7,7 @@ import { sniffType, type StoredBytes } from "./attachment-bytes.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 import { DEFAULT_TYPE, typeFromFilename } from "./attachment-fields.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
+import { releaseClaim } from "./blob-claims.js";
 import { beginTotalsChange, endTotalsChange } from "./stored-totals.js";
 
 /** What the new attachment is made of, once its bytes (if any) are stored. */
@@ -71,13 +72,18 @@ export async function insertAttachment(deps: AttachmentsDeps, attachment: NewAtt
 	try {
 		await insertSequenced(attachments, deps.store.nextSeq, seq => Object.assign(doc, { seq }));
 	} catch (err) {
-		if (stored !== null) await deps.blobs.delete(stored.key);
+		// Any other failure may have written the record: its bytes and claim stay for the repair passes.
 		if (!(err instanceof DuplicateKeyError)) throw err;
-		// Certainly not written: counted out at once (any other failure stays pending for the recount).
+		// Certainly not written: counted out at once, the bytes go.
 		await endTotalsChange(deps.store.totals, { count: 0, bytes: 0 });
+		if (stored !== null) {
+			await deps.blobs.delete(stored.key);
+			await releaseClaim(deps, stored.key);
+		}
 		throw alreadyExists(`attachment "attachments/${attachment.id}" already exists`);
 	}
 	await endTotalsChange(deps.store.totals, { count: 1, bytes: doc.size });
+	if (stored !== null) await releaseClaim(deps, stored.key);
 	deps.countStoredBytes(doc.size);
 	return doc;
 }

@@ -2,6 +2,7 @@ import { nextSequence, SEQ_INDEX } from "../../shared/sequence.js";
 import type { Collection, DocumentStore } from "../../shared/store/document-store.js";
 import { ATTACHMENTS, type AttachmentDoc } from "./attachment-doc.js";
 import { ATTACHMENT_REMOVALS, type RemovalDoc } from "./removal-doc.js";
+import { BLOB_CLAIMS, type BlobClaimDoc } from "./blob-claim-doc.js";
 import type { TotalsDoc } from "./stored-totals.js";
 
 const SEQUENCES = "attachment_sequences";
@@ -14,6 +15,8 @@ export interface AttachmentsStore {
 	totals: Collection<TotalsDoc>;
 	/** Removals decided and not yet finished (attachment-removals.ts). */
 	removals: Collection<RemovalDoc>;
+	/** New blobs whose record is not yet written (blob-claims.ts). */
+	claims: Collection<BlobClaimDoc>;
 	/** The creation sequence that breaks ties between equal sort keys (contract 6.4). */
 	nextSeq(): Promise<number>;
 }
@@ -23,6 +26,7 @@ export function attachmentsStore(documents: DocumentStore): AttachmentsStore {
 		attachments: documents.collection<AttachmentDoc>(ATTACHMENTS),
 		totals: documents.collection<TotalsDoc>(TOTALS),
 		removals: documents.collection<RemovalDoc>(ATTACHMENT_REMOVALS),
+		claims: documents.collection<BlobClaimDoc>(BLOB_CLAIMS),
 		nextSeq: () => nextSequence(documents, SEQUENCES, ATTACHMENTS)
 	};
 }
@@ -42,6 +46,7 @@ export async function ensureAttachmentIndexes(store: AttachmentsStore): Promise<
 	await attachments.ensureIndex(SEQ_INDEX);
 	// A memo's attachments in display order, ties by sequence (ListMemoAttachments, forMemos).
 	await attachments.ensureIndex({ fields: { memoId: 1, memoPosition: 1, seq: 1 } });
-	// The repair pass of removals (attachment-removals.ts).
+	// The repair passes of removals and of new blobs' claims (attachment-removals.ts, blob-claims.ts).
 	await store.removals.ensureIndex({ fields: { since: 1 } });
+	await store.claims.ensureIndex({ fields: { since: 1 } });
 }

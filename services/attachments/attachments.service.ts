@@ -20,6 +20,7 @@ import { batchDeleteAttachments, deleteAttachment, renameAttachment } from "./at
 import { parseFilename, uploadLimitBytes } from "./attachment-fields.js";
 import { toAttachmentJson } from "./attachment-json.js";
 import { completeRemovals, removeAttachments } from "./attachment-removals.js";
+import { settleClaims } from "./blob-claims.js";
 import { createAttachment } from "./create-attachment.js";
 import { parseCreateAttachment, type CreateAttachmentParams } from "./create-input.js";
 import { listAttachments, listMemoAttachments, type AttachmentPage } from "./list-attachments.js";
@@ -57,10 +58,11 @@ interface AttachmentsMethods extends InstanceSettingsMethods {
 	 */
 	tusOnHolder(ctx: Ctx<TusParams>, ref: typeof attachmentsActions.tusPatch, serve: (deps: AttachmentsDeps, caller: Caller, uploadId: string, headers: TusHeaders, body: Readable | null) => Promise<TusAnswer> | TusAnswer): Promise<null>;
 	/**
-	 * The repair pass (issue 21): finishes removals left half-done (attachment-removals.ts) and
-	 * recounts the stored totals left pending before `now - SETTLE_MS` (stored-totals.ts).
+	 * The repair pass (issue 21): finishes removals left half-done (attachment-removals.ts),
+	 * recounts the stored totals left pending before `now - SETTLE_MS` (stored-totals.ts) and
+	 * deletes new blobs whose record was never written (blob-claims.ts).
 	 */
-	repairStorage(now: number): Promise<{ removals: number; recounted: boolean }>;
+	repairStorage(now: number): Promise<{ removals: number; recounted: boolean; orphanedBlobs: number }>;
 }
 
 interface AttachmentsVars {
@@ -389,7 +391,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 			const deps = this.deps(this.broker);
 			// Recounted first: completing removals counts itself in as a change just begun.
 			const recounted = await recountTotals(deps.store.totals, deps.store.attachments, now);
-			return { removals: await completeRemovals(deps), recounted };
+			return { removals: await completeRemovals(deps), recounted, orphanedBlobs: await settleClaims(deps, now) };
 		},
 
 		deps(caller: Context | ServiceBroker): AttachmentsDeps {

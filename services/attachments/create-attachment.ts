@@ -1,10 +1,11 @@
 import type { Readable } from "node:stream";
 import type { Caller } from "../../shared/caller.js";
 import { invalidArgument } from "../../shared/errors.js";
-import { emptyBody, newBlobKey, storeBytes } from "./attachment-bytes.js";
+import { emptyBody, storeBytes } from "./attachment-bytes.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 import { assertIdFree, checkOwnMemo, insertAttachment, type NewAttachment } from "./attachment-records.js";
 import type { AttachmentsDeps } from "./attachments-deps.js";
+import { claimNewBlob } from "./blob-claims.js";
 import type { CreateAttachmentInput } from "./create-input.js";
 
 /** CreateAttachment (contract 8.2): the bytes, if any, come as `body`. */
@@ -15,7 +16,7 @@ export async function createAttachment(deps: AttachmentsDeps, input: CreateAttac
 	await assertIdFree(deps, input.id);
 	let stored: NewAttachment["stored"] = null;
 	if (input.externalLink === "") {
-		const key = newBlobKey();
+		const key = await claimNewBlob(deps, input.id);
 		const source = input.contentLength !== null && body ? body : emptyBody();
 		stored = { key, ...(await storeBytes(deps.blobs, key, source, { size: input.contentLength ?? 0 })) };
 	}

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { AttachmentDoc } from "../../services/attachments/attachment-doc.js";
 import type { RemovalDoc } from "../../services/attachments/removal-doc.js";
 import type { AttachmentsDeps } from "../../services/attachments/attachments-deps.js";
+import type { BlobClaimDoc } from "../../services/attachments/blob-claim-doc.js";
 import type { TotalsDoc } from "../../services/attachments/stored-totals.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import type { MemosDeps } from "../../services/memos/memos-deps.js";
@@ -28,7 +29,7 @@ interface DepsService<D> {
 }
 
 interface AttachmentsService extends DepsService<AttachmentsDeps> {
-	repairStorage(now: number): Promise<{ removals: number; recounted: boolean }>;
+	repairStorage(now: number): Promise<{ removals: number; recounted: boolean; orphanedBlobs: number }>;
 }
 
 describe("attachment changes interrupted between their steps (issue 21)", () => {
@@ -265,10 +266,37 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 
 		const attachments = service<AttachmentsService>("attachments");
 		// Too recent: the change may still be under way.
-		expect(await attachments.repairStorage(Date.now())).toEqual({ removals: 1, recounted: false });
+		expect(await attachments.repairStorage(Date.now())).toEqual({ removals: 1, recounted: false, orphanedBlobs: 0 });
 		expect((await totals())?.pendingChanges).toBe(pending);
-		expect(await attachments.repairStorage(Date.now() + SETTLE_MS + 1)).toEqual({ removals: 0, recounted: true });
+		expect(await attachments.repairStorage(Date.now() + SETTLE_MS + 1)).toEqual({ removals: 0, recounted: true, orphanedBlobs: 0 });
 		expect(await stats()).toEqual({ count: before.count - 1, bytes: before.bytes - 5 });
 		expect((await totals())?.pendingChanges).toBe(0);
+	});
+
+	test.each([
+		["failed", false, 500, 0],
+		["ambiguous (the record was written)", true, 200, 1]
+	] as const)("CreateAttachment whose record insert %s: the claimed bytes are kept only if the record holds them", async (_label, applied, readStatus, count) => {
+		const id = `claimed-${String(applied)}`;
+		const before = await stats();
+		failOnce("attachments", "insert", applied);
+		const created = await api.request("POST", "/attachments", { as: user, query: { attachmentId: id }, body: { filename: "j.txt", content: Buffer.from("bytes").toString("base64") } });
+		expect(created.status).toBe(500);
+		const claims = collection<BlobClaimDoc>("attachment_blob_claims");
+		const [claim] = await claims.find({ attachmentId: id });
+		expect(claim).toBeDefined();
+		expect(await blobsOf(app.node.broker).stat(claim._id)).not.toBeNull();
+		expect((await api.request("GET", `/attachments/${id}`, { as: user })).status).toBe(readStatus === 200 ? 200 : 404);
+
+		const attachments = service<AttachmentsService>("attachments");
+		// Too recent: the upload may still be under way.
+		expect((await attachments.repairStorage(Date.now())).orphanedBlobs).toBe(0);
+		expect(await claims.findOne({ _id: claim._id })).not.toBeNull();
+		expect((await attachments.repairStorage(Date.now() + SETTLE_MS + 1)).orphanedBlobs).toBe(1 - count);
+		expect(await claims.findOne({ _id: claim._id })).toBeNull();
+		expect((await blobsOf(app.node.broker).stat(claim._id)) !== null).toBe(count === 1);
+		expect(await fileStatus(`attachments/${id}`)).toBe(readStatus === 200 ? 200 : 404);
+		// The recount (the change stayed pending) agrees with what is stored.
+		expect(await stats()).toEqual({ count: before.count + count, bytes: before.bytes + 5 * count });
 	});
 });

@@ -348,10 +348,11 @@ describe("clean-ups", () => {
 		const documents = documentsOf(app().node.broker);
 		await documents.collection("attachment_removals").insert({ _id: "half-removed", blobKey: null, size: 0, since: 0 });
 		await documents.collection("attachment_totals").update({ _id: "attachments" }, { $inc: { pendingChanges: 1 }, $set: { changedAt: 0 } });
-		const attachments = app().node.broker.getLocalService("attachments") as unknown as { repairStorage(now: number): Promise<{ removals: number; recounted: boolean }> };
-		let repaired = { removals: 0, recounted: false };
+		await documents.collection("attachment_blob_claims").insert({ _id: "attachments/never-written", attachmentId: "never-written", since: 0 });
+		const attachments = app().node.broker.getLocalService("attachments") as unknown as { repairStorage(now: number): Promise<Record<string, unknown>> };
+		let repaired: Record<string, unknown> = {};
 		await expectRequestServed(async () => (repaired = await attachments.repairStorage(Date.now())));
-		expect(repaired).toEqual({ removals: 1, recounted: true });
+		expect(repaired).toEqual({ removals: 1, recounted: true, orphanedBlobs: 1 });
 		const attachment = (await ok(api.request<{ name: string }>("POST", "/attachments", { as: alice(), body: { filename: "w.txt", content: "aGk=" } }))).name;
 		await expectRequestServed(() => api.request("DELETE", `/${attachment}`, { as: alice() }));
 		await expectRequestServed(() => api.request("DELETE", "/spaces/shapes-two", { as: alice() }));

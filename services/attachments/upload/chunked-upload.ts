@@ -5,10 +5,11 @@ import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from
 import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { fieldOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
-import { extendHead, newBlobKey, storeBytes } from "../attachment-bytes.js";
+import { extendHead, storeBytes } from "../attachment-bytes.js";
 import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
 import { toAttachmentJson } from "../attachment-json.js";
 import { assertIdFree, checkOwnMemo, insertAttachment } from "../attachment-records.js";
+import { claimNewBlob } from "../blob-claims.js";
 import type { AttachmentsDeps } from "../attachments-deps.js";
 import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, SESSION_IDLE_MS, newUploadId, orphanedChunks, STAGING_PREFIX, stagedPart, type UploadSession, type UploadSpec } from "./upload-sessions.js";
 
@@ -142,7 +143,7 @@ async function completeUpload(deps: AttachmentsDeps, caller: Caller, session: Up
 	try {
 		const memo = spec.memoId === null ? null : await checkOwnMemo(deps, spec.memoId, caller);
 		await assertIdFree(deps, spec.attachmentId);
-		const key = newBlobKey();
+		const key = await claimNewBlob(deps, spec.attachmentId);
 		await deps.blobs.compose(session.parts, key);
 		const stored = { key, size: spec.size, sha256: session.hash.copy().digest("hex"), head: session.head };
 		const doc = await insertAttachment(
