@@ -17,12 +17,13 @@ export interface SseEvent {
 }
 
 const COMMENT_CREATED = "memo.comment.created";
+const DELETED = "memo.deleted";
 
 /** Upstream's event type of each change; reactions have their own prefix there. */
 const UPSTREAM_TYPES: Record<Exclude<keyof typeof memoEvents, "changed">, string> = {
 	created: "memo.created",
 	updated: "memo.updated",
-	deleted: "memo.deleted",
+	deleted: DELETED,
 	commentCreated: COMMENT_CREATED,
 	reactionUpserted: "reaction.upserted",
 	reactionDeleted: "reaction.deleted"
@@ -37,6 +38,8 @@ export function toSseEvent(eventName: string, change: MemoChangeEvent): SseEvent
 	if (type === undefined) return undefined;
 	// Upstream names the commented memo: its clients refresh that memo and its comments.
 	if (type === COMMENT_CREATED) return change.parent === undefined ? undefined : { type, name: change.parent };
+	// Upstream's DeleteMemo tells the memo alone, a comment's parent left out.
+	if (type === DELETED) return { type, name: change.memo };
 	return { type, name: change.memo, ...(change.parent === undefined ? {} : { parent: change.parent }) };
 }
 

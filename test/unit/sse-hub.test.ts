@@ -14,7 +14,8 @@ const change = { memo: "memos/c1", creator: "users/u1", spaceId: null, parent: "
 test("each change is told as upstream tells it", () => {
 	expect(toSseEvent(memoEvents.created.name, { ...change, memo: "memos/m1", parent: undefined })).toEqual({ type: "memo.created", name: "memos/m1" });
 	expect(toSseEvent(memoEvents.updated.name, change)).toEqual({ type: "memo.updated", name: "memos/c1", parent: "memos/m1" });
-	expect(toSseEvent(memoEvents.deleted.name, change)).toEqual({ type: "memo.deleted", name: "memos/c1", parent: "memos/m1" });
+	// Upstream's DeleteMemo (server/router/api/v1/memo_service.go) sets no parent, a comment's either.
+	expect(toSseEvent(memoEvents.deleted.name, change)).toEqual({ type: "memo.deleted", name: "memos/c1" });
 	expect(toSseEvent(memoEvents.commentCreated.name, change)).toEqual({ type: "memo.comment.created", name: "memos/m1" });
 	expect(toSseEvent(memoEvents.reactionUpserted.name, change)).toEqual({ type: "reaction.upserted", name: "memos/c1", parent: "memos/m1" });
 	expect(toSseEvent(memoEvents.reactionDeleted.name, change)).toEqual({ type: "reaction.deleted", name: "memos/c1", parent: "memos/m1" });
