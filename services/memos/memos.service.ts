@@ -65,6 +65,8 @@ interface MemosMethods extends InstanceSettingsMethods {
 	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
 	clockNow(): number;
 	purgeExpiredMemos(now: number): Promise<number>;
+	/** The outbox's relay pass (memo-outbox.ts), one at a time; tests run it directly. */
+	relayOutbox(): Promise<void>;
 	/** The notifications' repair pass (notify-memo.ts); returns how many memos it handled. */
 	notifyPendingMemos(now: number): Promise<number>;
 }
@@ -540,6 +542,16 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			return purgeExpiredMemos(this.deps(this.broker), now);
 		},
 
+		relayOutbox(): Promise<void> {
+			this.relaying ??= relayPendingChanges(this.deps(this.broker))
+				.then(
+					() => undefined,
+					(err: unknown) => this.logger.warn(errorLog(err), "relaying memo changes to the webhooks failed; retrying at the next pass")
+				)
+				.finally(() => (this.relaying = undefined));
+			return this.relaying;
+		},
+
 		notifyPendingMemos(now: number): Promise<number> {
 			return notifyPendingMemos(this.deps(this.broker), now);
 		}
@@ -567,14 +579,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			this.notifyPendingMemos(this.clockNow()).catch((err: unknown) => this.logger.warn(errorLog(err), "completing pending notifications failed"));
 		}, this.settings.notifyRepairIntervalMs);
 		this.notifyTimer.unref();
-		this.relayTimer = setInterval(() => {
-			this.relaying ??= relayPendingChanges(this.deps(this.broker))
-				.then(
-					() => undefined,
-					(err: unknown) => this.logger.warn(errorLog(err), "relaying memo changes to the webhooks failed; retrying at the next pass")
-				)
-				.finally(() => (this.relaying = undefined));
-		}, this.settings.outboxRelayIntervalMs);
+		this.relayTimer = setInterval(() => void this.relayOutbox(), this.settings.outboxRelayIntervalMs);
 		this.relayTimer.unref();
 	},
 

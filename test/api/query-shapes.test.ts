@@ -9,6 +9,7 @@ import type { Answer } from "../support/memos-client.js";
 import { boundsOf, unservedReason } from "../support/mongo-planner.js";
 import { firstAndNextPage as pagesOf, ok, seedEveryList } from "../support/list-fixture.js";
 import { usePopulatedApp } from "../support/populated-app.js";
+import { waitFor } from "../support/processes.js";
 import type { Session } from "../support/users.js";
 
 /**
@@ -357,6 +358,29 @@ describe("clean-ups", () => {
 		await expectRequestServed(() => api.request("DELETE", `/${attachment}`, { as: alice() }));
 		await expectRequestServed(() => api.request("DELETE", "/spaces/shapes-two", { as: alice() }));
 		await expectRequestServed(() => api.request("DELETE", "/users/user3", { as: admin() }));
+	});
+});
+
+describe("webhooks", () => {
+	test("recording deliveries, the delivery worker's pass and housekeeping, the memos' relay pass, deleting a webhook", async () => {
+		const documents = documentsOf(app().node.broker);
+		// Stored directly: a loopback URL, which the guard refuses at each attempt, so nothing leaves the machine.
+		const userId = (await documents.collection("users").findOne({ username: "user1" }))!._id;
+		await documents.collection("auth_webhooks").insert({ _id: "shapes-hook", userId, url: "http://127.0.0.1:9/hook", displayName: "", signingSecret: "s", createTime: 0, updateTime: 0 });
+		const worker = app().node.broker.getLocalService("webhooks") as unknown as { deliverDue(): Promise<void>; housekeeping(): Promise<void> };
+		// The change is recorded, and the worker (told at once) takes the lane and makes its attempt.
+		const served = await expectRequestServed(async () => {
+			await api.create(alice(), { content: "for the webhook" });
+			await waitFor("the attempt", async () => ((await documents.collection("auth_webhook_deliveries").count({ webhookId: "shapes-hook", attempts: 1 })) === 1 ? true : undefined), 30000);
+			await worker.deliverDue();
+		});
+		expect(served.some(query => query.collection === "auth_webhook_lanes")).toBe(true);
+		await expectRequestServed(() => worker.housekeeping());
+		const pending = (await ok(api.create(alice(), { content: "left in the outbox" }))).name.slice("memos/".length);
+		await documents.collection("memos").update({ _id: pending }, { $push: { outbox: { id: "left", event: "memo.updated", time: Date.now() } }, $set: { outboxPending: true } });
+		const memos = app().node.broker.getLocalService("memos") as unknown as { relayOutbox(): Promise<void> };
+		await expectRequestServed(() => memos.relayOutbox());
+		await expectRequestServed(() => api.request("DELETE", "/users/user1/webhooks/shapes-hook", { as: alice() }));
 	});
 });
 
