@@ -43,6 +43,8 @@ import { UploadSessions, nodeOfUploadId } from "./upload/upload-sessions.js";
 import { createTusUpload, patchTusUpload, terminateTusUpload, tusUploadState, type TusAnswer, type TusHeaders } from "./upload/tus-upload.js";
 
 const SWEEP_INTERVAL_MS = 60_000;
+/** A deleted user's attachments removed per round (deleteUserData). */
+const USER_DATA_BATCH = 100;
 /**
  * Assembling a 100 MiB upload from its chunks outlasts the default request timeout. (`timeout`
  * is read by Moleculer's Timeout middleware; ActionSchema's type lacks it.)
@@ -313,7 +315,12 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 				const userId = ctx.params.userId;
 				if (typeof userId !== "string" || userId === "") return;
 				const deps = this.deps(ctx);
-				await removeAttachments(deps, await deps.store.attachments.find({ creatorId: userId }));
+				// A bounded batch at a time: a user may own any number of attachments.
+				for (;;) {
+					const batch = await deps.store.attachments.find({ creatorId: userId }, { limit: USER_DATA_BATCH });
+					if (batch.length === 0) break;
+					await removeAttachments(deps, batch);
+				}
 				await discardUploadsOf(deps, userId);
 			}
 		},
