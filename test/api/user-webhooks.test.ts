@@ -126,6 +126,13 @@ test("another user can neither see nor change a user's webhooks; an admin can; a
 	expect((await api.request("PATCH", `/${made.name}:frobnicate`, { as: alice(), query: { updateMask: "display_name" }, body: {} })).status).toBe(404);
 });
 
+test("a user has at most 20 webhooks (FAILED_PRECONDITION beyond)", async () => {
+	for (let i = 0; i < 20; i++) expect((await create(admin(), { url: PUBLIC_URL, displayName: `hook ${i}` })).status).toBe(200);
+	const refused = await create(admin(), { url: PUBLIC_URL, displayName: "one too many" });
+	expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code: 9 });
+	expect(await list(admin())).toHaveLength(20);
+});
+
 test("the WEBHOOKS user setting lists the user's webhooks", async () => {
 	const mine = await list(bob());
 	expect(mine).toEqual([]);
