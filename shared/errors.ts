@@ -42,6 +42,19 @@ export class ServiceError extends Errors.MoleculerError {
 	}
 }
 
+/** The HTTP statuses a protocol of its own may name for a failure instead of its code's (withHttpStatus). */
+export const PROTOCOL_HTTP_STATUSES: ReadonlySet<number> = new Set([412, 413, 415]);
+
+/**
+ * A failure of a protocol that names its own HTTP status for it (tus 1.0: 412 for an unsupported
+ * version, 413 for an upload over the size limit, 415 for bytes of another Content-Type). The
+ * Status body keeps the contract's code; the gateway answers `http` instead of the code's status.
+ */
+export function withHttpStatus(error: ServiceError, http: 412 | 413 | 415): ServiceError {
+	error.code = http;
+	return error;
+}
+
 export const invalidArgument = (message: string) => new ServiceError("INVALID_ARGUMENT", message);
 export const notFound = (message: string) => new ServiceError("NOT_FOUND", message);
 export const alreadyExists = (message: string) => new ServiceError("ALREADY_EXISTS", message);

@@ -1,4 +1,4 @@
-import { GRPC_CODES, isGrpcCodeName, type GrpcCodeName } from "../../shared/errors.js";
+import { GRPC_CODES, PROTOCOL_HTTP_STATUSES, isGrpcCodeName, type GrpcCodeName } from "../../shared/errors.js";
 import { BROKER_FAILURES } from "../../shared/runtime/call-failures.js";
 
 /** The contract's error body (1.8). */
@@ -57,7 +57,10 @@ export function mapError(error: unknown): MappedError {
 	const name = typeof err.name === "string" ? err.name : "";
 	const type = typeof err.type === "string" ? err.type : "";
 
-	if (name === "ServiceError" && isGrpcCodeName(type)) return status(type, String(err.message ?? ""));
+	if (name === "ServiceError" && isGrpcCodeName(type)) {
+		const mapped = status(type, String(err.message ?? ""));
+		return typeof err.code === "number" && PROTOCOL_HTTP_STATUSES.has(err.code) ? { ...mapped, http: err.code } : mapped;
+	}
 	if (type === "VALIDATION_ERROR") return status("INVALID_ARGUMENT", validationMessage(err.data));
 	switch (name) {
 		case "BadRequestError":

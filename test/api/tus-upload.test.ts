@@ -151,7 +151,9 @@ describe("the protocol by hand", () => {
 		const tooLong = await tus("PATCH", url, alice(), { ...octets, "Upload-Offset": "5" }, Buffer.from("world!"));
 		expect(tooLong.status).toBe(400);
 		const wrongType = await tus("PATCH", url, alice(), { "Content-Type": "application/octet-stream", "Upload-Offset": "5" }, Buffer.from("world"));
-		expect(wrongType.status).toBe(400);
+		// tus names its own status for bytes of another type; the Status body keeps the contract's code.
+		expect(wrongType.status).toBe(415);
+		expect(await wrongType.json()).toMatchObject({ code: 3, details: [] });
 		const last = await tus("PATCH", url, alice(), { ...octets, "Upload-Offset": "5" }, Buffer.from("world"));
 		expect(last.status).toBe(204);
 		expect(last.headers.get("upload-offset")).toBe("10");
@@ -181,12 +183,22 @@ describe("the protocol by hand", () => {
 		expect(await sha256Of("attachments/tus-over", alice())).toEqual({ sha: createHash("sha256").update(right).digest("hex"), size });
 	});
 
-	test("without Tus-Resumable, without a token, over the limit, with bad metadata: refused with the contract's codes", async () => {
+	test("without Tus-Resumable (412), without a token, over the limit (413), with bad metadata: refused with the contract's codes and the statuses tus names", async () => {
 		const noVersion = await fetch(endpoint(), { method: "POST", headers: { Authorization: `Bearer ${alice().accessToken}`, "Upload-Length": "5" } });
-		expect(noVersion.status).toBe(400);
+		expect(noVersion.status).toBe(412);
+		expect(await noVersion.json()).toMatchObject({ code: 9, details: [] });
 		expect(noVersion.headers.get("tus-resumable")).toBe("1.0.0");
+		expect(noVersion.headers.get("tus-version")).toBe("1.0.0");
+		const otherVersion = await fetch(endpoint(), { method: "POST", headers: { Authorization: `Bearer ${alice().accessToken}`, "Tus-Resumable": "0.2.2", "Upload-Length": "5" } });
+		expect(otherVersion.status).toBe(412);
+		await otherVersion.arrayBuffer();
 		expect((await tus("POST", endpoint(), null, { "Upload-Length": "5", "Upload-Metadata": `filename ${b64("a.txt")}` })).status).toBe(401);
-		expect((await tus("POST", endpoint(), alice(), { "Upload-Length": String(30 * MiB + 1), "Upload-Metadata": `filename ${b64("a.txt")}` })).status).toBe(400);
+		const overLimit = await tus("POST", endpoint(), alice(), { "Upload-Length": String(30 * MiB + 1), "Upload-Metadata": `filename ${b64("a.txt")}` });
+		expect(overLimit.status).toBe(413);
+		expect(await overLimit.json()).toMatchObject({ code: 3, details: [] });
+		const atLimit = await tus("POST", endpoint(), alice(), { "Upload-Length": String(30 * MiB), "Upload-Metadata": `filename ${b64("a.txt")}` });
+		expect(atLimit.status).toBe(201);
+		expect((await tus("DELETE", new URL(atLimit.headers.get("location") as string, app().baseUrl).href, alice())).status).toBe(204);
 		expect((await tus("POST", endpoint(), alice(), { "Upload-Length": "5" })).status).toBe(400);
 		expect((await tus("POST", endpoint(), alice(), { "Upload-Length": "5", "Upload-Metadata": "filename not*base64" })).status).toBe(400);
 		expect((await tus("POST", endpoint(), alice(), { "Upload-Defer-Length": "1", "Upload-Metadata": `filename ${b64("a.txt")}` })).status).toBe(400);

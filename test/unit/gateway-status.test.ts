@@ -1,5 +1,5 @@
 import { Errors } from "moleculer";
-import { ServiceError } from "../../shared/errors.js";
+import { ServiceError, withHttpStatus } from "../../shared/errors.js";
 import { StorageError } from "../../shared/store/document-store.js";
 import { mapError } from "../../services/gateway/status.js";
 
@@ -10,6 +10,19 @@ describe("error to Status mapping (contract 1.8)", () => {
 			body: { code: 9, message: "memo is archived", details: [] },
 			unexpected: false
 		});
+	});
+
+	test("a protocol's own HTTP status (tus: 412, 413, 415) replaces the code's, here or across the transporter; the body keeps the code", () => {
+		expect(mapError(withHttpStatus(new ServiceError("INVALID_ARGUMENT", "wrong type"), 415))).toEqual({
+			http: 415,
+			body: { code: 3, message: "wrong type", details: [] },
+			unexpected: false
+		});
+		const remote = Object.assign(new Error("old version"), { name: "ServiceError", type: "FAILED_PRECONDITION", code: 412 });
+		expect(mapError(remote).http).toBe(412);
+		// Any other status a ServiceError carries is not the contract's: the code's status stands.
+		const other = Object.assign(new Error("teapot"), { name: "ServiceError", type: "INVALID_ARGUMENT", code: 418 });
+		expect(mapError(other).http).toBe(400);
 	});
 
 	test("a service error that crossed the transporter (plain Error with name and type) maps the same", () => {

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Caller } from "../../../shared/caller.js";
-import { aborted, failedPrecondition, invalidArgument } from "../../../shared/errors.js";
+import { aborted, failedPrecondition, invalidArgument, withHttpStatus } from "../../../shared/errors.js";
 import type { AttachmentsDeps } from "../attachments-deps.js";
 import { appendPart, discardUpload, openUpload, sessionNotFound } from "./chunked-upload.js";
 import { receivedBytes } from "./received-bytes.js";
@@ -12,7 +12,10 @@ import type { UploadSession } from "./upload-sessions.js";
  * moleculer-web takes every OPTIONS request for a CORS preflight) over the upload sessions of contract 8.4: a
  * tus upload is a session like a chunked one (owner only, 30-minute expiry, held by one node,
  * counted in the per-user cap) whose bytes arrive raw, in PATCH requests of any length.
- * Errors keep the contract's codes; a wrong `Upload-Offset` is ABORTED, HTTP 409 as tus wants.
+ * Errors keep the contract's codes in the Status body, with the HTTP statuses tus names: a wrong
+ * `Upload-Offset` is ABORTED (409), an unsupported version FAILED_PRECONDITION answered 412, an
+ * upload over the size limit INVALID_ARGUMENT answered 413, bytes of another Content-Type
+ * INVALID_ARGUMENT answered 415.
  */
 
 export const TUS_VERSION = "1.0.0";
@@ -32,7 +35,7 @@ export interface TusAnswer {
 
 /** Every request but OPTIONS names the protocol version it speaks (tus core). */
 export function checkTusResumable(headers: TusHeaders): void {
-	if (headers["tus-resumable"] !== TUS_VERSION) throw failedPrecondition(`Tus-Resumable: ${TUS_VERSION} is required`);
+	if (headers["tus-resumable"] !== TUS_VERSION) throw withHttpStatus(failedPrecondition(`Tus-Resumable: ${TUS_VERSION} is required`), 412);
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -89,6 +92,8 @@ export async function createTusUpload(deps: AttachmentsDeps, caller: Caller, hea
 	checkTusResumable(headers);
 	if (headers["upload-defer-length"] !== undefined) throw invalidArgument("Upload-Defer-Length is not supported: send Upload-Length");
 	const size = integerHeader(headers, "Upload-Length");
+	const limit = await deps.uploadLimit();
+	if (size > limit) throw withHttpStatus(invalidArgument(`Upload-Length must be at most the upload limit of ${limit} bytes`), 413);
 	const metadata = parseTusMetadata(headers["upload-metadata"]);
 	const session = await openUpload(deps, caller, {
 		filename: metadata.filename ?? metadata.name ?? "",
@@ -147,7 +152,7 @@ function hasBody(headers: TusHeaders): boolean {
 
 function checkContentType(headers: TusHeaders): void {
 	const type = (headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-	if (type !== TUS_CONTENT_TYPE) throw invalidArgument(`Content-Type must be ${TUS_CONTENT_TYPE}`);
+	if (type !== TUS_CONTENT_TYPE) throw withHttpStatus(invalidArgument(`Content-Type must be ${TUS_CONTENT_TYPE}`), 415);
 }
 
 /** Appends the request's bytes at the session's offset; a request cut short keeps what arrived. */

@@ -7,8 +7,8 @@ import { ATTACHMENT_BODY } from "../body-limits.js";
  * service serves because it owns the records. The bytes (`/file/attachments/…`) are served
  * outside `/api/v1` (file-route.ts).
  */
-/** tus 1.0 (services/attachments/upload/tus-upload.ts): every answer names the protocol version. */
-const TUS = { responseHeaders: { "Tus-Resumable": "1.0.0" } } as const;
+/** tus 1.0 (services/attachments/upload/tus-upload.ts): every answer names the protocol version, and the versions served (which a 412 must name). */
+const TUS = { responseHeaders: { "Tus-Resumable": "1.0.0", "Tus-Version": "1.0.0" } } as const;
 const TUS_HEADERS = ["tus-resumable", "content-type", "content-length", "transfer-encoding", "upload-offset"] as const;
 const TUS_BODY = "application/offset+octet-stream";
 
