@@ -6,7 +6,8 @@ import type { MemosDeps } from "./memos-deps.js";
 /**
  * Who may be told of a change (contract 17's live stream): those who may read, now, every memo
  * the change names (the memo, and the memo it comments on). One query for the memos of every
- * change, and one membership look-up per space among them, whatever the number of changes and users.
+ * change, and one membership look-up for the spaces among them, whatever the number of changes,
+ * spaces and users (DESIGN: a bounded number of calls across the bus).
  */
 
 /** No user has this id: a reader who is neither the creator nor in any space. */
@@ -39,9 +40,9 @@ export async function changeReaders(deps: MemosDeps, changes: readonly ChangeToC
 	}));
 	const ids = [...new Set(subjects.flatMap(s => [s.memoId, s.parentId]).filter((id): id is string => typeof id === "string"))];
 	const memos = new Map((ids.length === 0 ? [] : await deps.store.memos.find({ _id: { $in: ids } })).map(memo => [memo._id, memo]));
-	const spaceIds = new Set([...memos.values()].flatMap(memo => (memo.visibility === "SPACE" && memo.spaceId !== null ? [memo.spaceId] : [])));
-	const members = new Map<string, ReadonlySet<string>>();
-	for (const spaceId of spaceIds) members.set(spaceId, new Set(Object.keys((await deps.peers.spaceMembers(spaceId, [...userIds])).roles)));
+	const spaceIds = [...new Set([...memos.values()].flatMap(memo => (memo.visibility === "SPACE" && memo.spaceId !== null ? [memo.spaceId] : [])))];
+	const bySpace = spaceIds.length === 0 ? {} : await deps.peers.membersOfSpaces(spaceIds, [...userIds]);
+	const members = new Map(Object.entries(bySpace).map(([spaceId, ids]) => [spaceId, new Set(ids)]));
 
 	const readersOf = (memo: MemoDoc | undefined): ChangeReaders => {
 		if (memo === undefined) return NOBODY;

@@ -499,6 +499,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 						});
 					},
 					spaceMembers: (spaceId, userIds) => call(caller, spacesActions.spaceMembers, { spaceId, userIds }),
+					membersOfSpaces: (spaceIds, userIds) => call(caller, spacesActions.membersOfSpaces, { spaceIds, userIds }),
 					async userNames(userIds) {
 						const ids = [...new Set(userIds)];
 						const names = new Map<string, string>();

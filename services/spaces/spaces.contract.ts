@@ -30,6 +30,8 @@ export const spacesActions = {
 	spaceMembers: defineAction<{ spaceId: string; userIds: string[] }, { exists: boolean; roles: Record<string, Membership["role"]> }>(
 		"spaces.spaceMembers"
 	),
+	/** Those of `userIds` who are members of each of `spaceIds` (no entry for a space without any), in one call. */
+	membersOfSpaces: defineAction<{ spaceIds: string[]; userIds: string[] }, Record<string, string[]>>("spaces.membersOfSpaces"),
 	stats: defineAction<undefined, { spaceCount: number }>("spaces.stats"),
 	deleteUserData: defineAction<UserDataParams, void>("spaces.deleteUserData")
 } as const;

@@ -8,7 +8,7 @@ import { memosActions } from "../memos/memos.contract.js";
 import { recountPendingSpaces } from "./count-repair.js";
 import { leaveAllSpaces } from "./leave-all-spaces.js";
 import { listSpaceMembers, listSpaces, type PageParams } from "./list-spaces.js";
-import { membershipsOf, spaceMembers } from "./membership-lookups.js";
+import { membershipsOf, membersOfSpaces, spaceMembers } from "./membership-lookups.js";
 import { createSpace, deleteSpace, getSpace, updateSpace } from "./space-changes.js";
 import { toMemberJson, toSpaceJson } from "./space-json.js";
 import { addSpaceMember, removeSpaceMember, updateSpaceMember } from "./space-members.js";
@@ -124,6 +124,14 @@ const SpacesService: ServiceSchema<SpacesSettings, SpacesMethods> = {
 			visibility: "public",
 			handler(ctx: Context<{ spaceId?: string; userIds?: string[] }>): Promise<{ exists: boolean; roles: Record<string, Membership["role"]> }> {
 				return spaceMembers(this.deps(ctx).store, ctx.params.spaceId ?? "", ctx.params.userIds ?? []);
+			}
+		},
+
+		/** For the live stream's read check (contract 17): the members among some users of several spaces at once. */
+		membersOfSpaces: {
+			visibility: "public",
+			handler(ctx: Context<{ spaceIds?: string[]; userIds?: string[] }>): Promise<Record<string, string[]>> {
+				return membersOfSpaces(this.deps(ctx).store, ctx.params.spaceIds ?? [], ctx.params.userIds ?? []);
 			}
 		},
 

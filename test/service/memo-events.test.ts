@@ -25,6 +25,9 @@ interface Heard {
 	payload: MemoChangeEvent;
 }
 
+/** The spaces of each membersOfSpaces call, in order. */
+const membersOfSpacesCalls: string[][] = [];
+
 let broker: ServiceBroker;
 let documents: SqliteDocumentStore;
 const heard: Heard[] = [];
@@ -43,8 +46,14 @@ beforeAll(async () => {
 	({ broker, documents } = memosBroker(users));
 	broker.createService(
 		fakeService("spaces", [
-			fake(spacesActions.membershipsOf, ctx => (ctx.params.userId === alice.id ? [{ spaceId: "s1", role: "ADMIN" as const }] : [])),
-			fake(spacesActions.spaceMembers, ctx => ({ exists: true, roles: ctx.params.userIds.includes(alice.id) ? { [alice.id]: "ADMIN" as const } : {} }))
+			fake(spacesActions.membershipsOf, ctx => (ctx.params.userId === alice.id ? ["s1", "s2", "s3"].map(spaceId => ({ spaceId, role: "ADMIN" as const })) : [])),
+			fake(spacesActions.spaceMembers, ctx => ({ exists: true, roles: ctx.params.userIds.includes(alice.id) ? { [alice.id]: "ADMIN" as const } : {} })),
+			fake(spacesActions.membersOfSpaces, ctx => {
+				membersOfSpacesCalls.push(ctx.params.spaceIds);
+				// alice is in every space, bob in "s2", carol in "s3".
+				const members = (spaceId: string) => ctx.params.userIds.filter(id => id === alice.id || (id === bob.id && spaceId === "s2") || (id === "u-carol" && spaceId === "s3"));
+				return Object.fromEntries(ctx.params.spaceIds.map(spaceId => [spaceId, members(spaceId)]).filter(([, ids]) => ids.length > 0));
+			})
 		])
 	);
 	broker.createService(
@@ -147,6 +156,18 @@ describe("who may be told of a change (memos.changeReaders)", () => {
 		expect(await readers("memo.updated", "missing")).toEqual([only()]);
 		// A comment's readers must read the memo it comments on too.
 		expect(await readers("memo.comment.created", "r-protected", "r-private")).toEqual([only(alice.id)]);
+	});
+
+	test("a batch of changes in several spaces asks the spaces service once, for all of them (DESIGN: bounded calls across the bus)", async () => {
+		for (const space of ["s1", "s2", "s3"]) await create(`r-in-${space}`, { visibility: "SPACE", space: `spaces/${space}` });
+		const change = (memo: string) => ({ event: "memo.updated", change: { memo: `memos/${memo}`, creator: "users/u-alice", spaceId: null, actor: "users/u-alice", at } });
+		membersOfSpacesCalls.length = 0;
+		const answer = await call(broker, memosActions.changeReaders, { changes: ["r-in-s1", "r-in-s2", "r-in-s3", "r-in-s1"].map(change), userIds: everyone });
+		expect(answer).toEqual([only(alice.id), only(alice.id, bob.id), only(alice.id, "u-carol"), only(alice.id)]);
+		expect(membersOfSpacesCalls.map(ids => [...ids].sort())).toEqual([["s1", "s2", "s3"]]);
+		// Nothing in a space: no call at all.
+		expect(await readers("memo.updated", "r-protected")).toEqual([signedIn]);
+		expect(membersOfSpacesCalls).toHaveLength(1);
 	});
 
 	test("a deletion goes to those who could read the memo just before; any other change of a deleted memo to no one", async () => {

@@ -152,6 +152,9 @@ test("for other services: memberships, roles and the space counter", async () =>
 	expect(await call(broker, spacesActions.membershipsOf, { userId: bob.id })).toEqual([{ spaceId: "team", role: "ADMIN" }]);
 	expect(await call(broker, spacesActions.spaceMembers, { spaceId: "team", userIds: [alice.id, bob.id] })).toEqual({ exists: true, roles: { [bob.id]: "ADMIN" } });
 	expect(await call(broker, spacesActions.spaceMembers, { spaceId: "gone", userIds: [bob.id] })).toEqual({ exists: false, roles: {} });
+	const members = await call(broker, spacesActions.membersOfSpaces, { spaceIds: ["team", "p1", "p2", "gone"], userIds: [alice.id, bob.id, carol.id] });
+	expect(members).toEqual({ team: [bob.id], p1: [carol.id], p2: [carol.id] });
+	expect(await call(broker, spacesActions.membersOfSpaces, { spaceIds: ["team", "p1"], userIds: [alice.id] })).toEqual({});
 	expect(await call(broker, spacesActions.stats)).toEqual({ spaceCount: 4 });
 });
 
