@@ -73,9 +73,9 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 		wrapDeps<MemosDeps>("memos", real => ({ ...real, peers: failingOnce(real.peers, "attachmentsFollow", false, injection, "peers") }));
 	}
 
-	/** The attachments service's next `method` on the records, or on the blobs, fails once; `applied`: after it happened. */
-	function failOnce(target: "attachments" | "blobs", method: string, applied: boolean): void {
-		const injection = { failed: false };
+	/** The attachments service's next `method` on the records, or on the blobs, after `pass` more, fails once; `applied`: after it happened. */
+	function failOnce(target: "attachments" | "blobs", method: string, applied: boolean, pass = 0): void {
+		const injection = { failed: false, pass };
 		const wrap = <T extends object>(real: T): T => failingOnce(real, method, applied, injection, target);
 		wrapDeps<AttachmentsDeps>("attachments", real =>
 			target === "blobs" ? { ...real, blobs: wrap(real.blobs) } : { ...real, store: { ...real.store, attachments: wrap(real.store.attachments) } }
@@ -212,6 +212,21 @@ describe("attachment changes interrupted between their steps (issue 21)", () => 
 		expect((await attachmentDoc(id))?.spaceId).toBe("new-space");
 		expect(await seenInOldSpace()).toEqual([]);
 		expect(await memoAttachments("moving")).toEqual([attached.body.name]);
+	});
+
+	test("SetMemoAttachments interrupted between its link writes: each attachment is unlinked or the memo's, and a retry completes the set", async () => {
+		const [a, b, c] = [await newAttachment("k.txt"), await newAttachment("l.txt"), await newAttachment("n.txt")];
+		expect((await api.request("POST", "/memos", { as: user, query: { memoId: "reset" }, body: { content: "x", attachments: [{ name: a.name }, { name: b.name }] } })).status).toBe(200);
+		// The second write of the attachments service (after b was unlinked, before c is linked) fails.
+		failOnce("attachments", "update", false, 1);
+		const set = () => api.request("PATCH", "/memos/reset/attachments", { as: user, body: { attachments: [{ name: c.name }, { name: a.name }] } });
+		expect((await set()).status).toBe(500);
+		expect(await memoAttachments("reset")).toEqual([a.name]);
+		const listed = await listedAttachments();
+		expect([listed.get(a.name), listed.get(b.name), listed.get(c.name)]).toEqual(["memos/reset", "", ""]);
+
+		expect((await set()).status).toBe(200);
+		expect(await memoAttachments("reset")).toEqual([c.name, a.name]);
 	});
 
 	test("DeleteAttachment interrupted after the record: the bytes stay unreachable and the restart deletes them", async () => {

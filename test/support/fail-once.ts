@@ -1,6 +1,8 @@
 /** One injected failure (issue 21's crash tests), shared by every stand-in made for it. */
 export interface Injection {
 	failed: boolean;
+	/** Calls of the method to let through before the one that fails. */
+	pass?: number;
 }
 
 /**
@@ -16,6 +18,10 @@ export function failingOnce<T extends object>(real: T, method: string, applied: 
 			const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
 			if (prop !== method || injection.failed) return bound;
 			return async (...args: unknown[]) => {
+				if ((injection.pass ?? 0) > 0) {
+					injection.pass = (injection.pass ?? 0) - 1;
+					return bound(...args);
+				}
 				injection.failed = true;
 				if (applied) await bound(...args);
 				throw new Error(`injected failure of ${label}.${method}`);
