@@ -1,4 +1,4 @@
-import { MIN_CONTENT_LENGTH_LIMIT, readContent, readLocation, readPinned, readSpace, readState, readTime, readVisibility } from "../../services/memos/memo-fields.js";
+import { contentLimitOf, leavesVisibilityUnspecified, MIN_CONTENT_LENGTH_LIMIT, readContent, readLocation, readPinned, readSpace, readState, readTime, readVisibility } from "../../services/memos/memo-fields.js";
 import { codeOf, expectInvalidArgument } from "../support/service-errors.js";
 
 /** The Memo fields a client sends (contract 4.1, 7.3, 7.5) and the content limit of contract 14. */
@@ -94,5 +94,34 @@ describe("space and times", () => {
 		expect(readTime(undefined, "createTime")).toBeUndefined();
 		expect(readTime("2024-01-02T03:04:05Z", "createTime")).toBe(Date.UTC(2024, 0, 2, 3, 4, 5));
 		expect(codeOf(() => readTime("yesterday", "createTime"))).toBe("INVALID_ARGUMENT");
+	});
+});
+
+describe("the limits and defaults the memos service reads from settings and messages", () => {
+	test("contentLimitOf: the MEMO_RELATED contentLengthLimit, never below 8192; unset or not a number is 8192", () => {
+		expect(contentLimitOf({ contentLengthLimit: 10000 })).toBe(10000);
+		expect(contentLimitOf({ contentLengthLimit: 100 })).toBe(MIN_CONTENT_LENGTH_LIMIT);
+		expect(contentLimitOf({})).toBe(MIN_CONTENT_LENGTH_LIMIT);
+		expect(contentLimitOf({ contentLengthLimit: "20000" })).toBe(MIN_CONTENT_LENGTH_LIMIT);
+	});
+
+	test("a memo leaves its visibility to the default when it is unset, 0 or VISIBILITY_UNSPECIFIED", () => {
+		for (const memo of [undefined, null, "memo", {}, { visibility: 0 }, { visibility: "VISIBILITY_UNSPECIFIED" }]) expect(leavesVisibilityUnspecified(memo)).toBe(true);
+		for (const memo of [{ visibility: "PRIVATE" }, { visibility: 3 }, { visibility: "" }]) expect(leavesVisibilityUnspecified(memo)).toBe(false);
+	});
+
+	test("a place name of 256 characters is kept; one more is refused (contract 19)", () => {
+		const name = "🙂".repeat(256);
+		expect(readLocation({ placeholder: name })?.placeholder).toBe(name);
+		expectInvalidArgument(() => readLocation({ placeholder: `${name}x` }), "location.placeholder must be at most 256 characters");
+	});
+
+	test("each refusal names its field", () => {
+		expectInvalidArgument(() => readContent(7, 8192), "content must be a string");
+		expectInvalidArgument(() => readVisibility("SECRET"), "visibility must be one of");
+		expectInvalidArgument(() => readState("GONE"), "state must be one of");
+		expectInvalidArgument(() => readLocation("here"), "location must be a JSON object");
+		expectInvalidArgument(() => readLocation({ placeholder: 7 }), "location.placeholder must be a string");
+		expectInvalidArgument(() => readSpace("memos/x"), "space must be a resource name of the form spaces/{space}");
 	});
 });

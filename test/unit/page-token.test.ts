@@ -81,7 +81,7 @@ describe("encodePageToken / decodePageToken", () => {
 	});
 
 	test("an undefined or null position cannot be encoded", () => {
-		expect(thrownServiceError(() => encodePageToken(OP, QUERY, undefined)).type).toBe("INTERNAL");
+		expect(thrownServiceError(() => encodePageToken(OP, QUERY, undefined))).toMatchObject({ type: "INTERNAL", message: "page token position is missing" });
 		expect(thrownServiceError(() => encodePageToken(OP, QUERY, null)).type).toBe("INTERNAL");
 	});
 
@@ -113,11 +113,39 @@ describe("encodePageToken / decodePageToken", () => {
 			const token = encodePageToken(OP, { ids: ["a", "b"] }, 1);
 			expectInvalidToken(() => decodePageToken(token, OP, { ids: ["b", "a"] }));
 		});
+
+		test("keys in any insertion order give one token", () => {
+			const keys = ["e", "b", "d", "a", "c"];
+			const build = (order: string[]) => Object.fromEntries(order.map(key => [key, { [`${key}2`]: 1, [`${key}1`]: 2 }]));
+			const token = encodePageToken(OP, build(keys), 1);
+			for (let shift = 1; shift < keys.length; shift++) {
+				const rotated = [...keys.slice(shift), ...keys.slice(0, shift)];
+				expect(encodePageToken(OP, build(rotated), 1)).toBe(token);
+				expect(encodePageToken(OP, build([...rotated].reverse()), 1)).toBe(token);
+			}
+		});
+
+		test("numbers, booleans and null values count, and an array is not an object with index keys", () => {
+			const token = encodePageToken(OP, { pageLimit: 1, pinned: true, parent: null, ids: ["a"] }, 1);
+			expect(decodePageToken(token, OP, { pageLimit: 1, pinned: true, parent: null, ids: ["a"] })).toBe(1);
+			for (const other of [
+				{ pageLimit: 2, pinned: true, parent: null, ids: ["a"] },
+				{ pageLimit: 1, pinned: false, parent: null, ids: ["a"] },
+				{ pageLimit: 1, pinned: true, parent: "memos/x", ids: ["a"] },
+				{ pageLimit: 1, pinned: true, parent: null, ids: { 0: "a" } }
+			]) {
+				expectInvalidToken(() => decodePageToken(token, OP, other));
+			}
+		});
 	});
 
 	test("a token from another operation is INVALID_ARGUMENT", () => {
 		const token = encodePageToken("ListAttachments", QUERY, POSITION);
 		expectInvalidToken(() => decodePageToken(token, OP, QUERY));
+	});
+
+	test("a token whose JSON is null, an array or a string is INVALID_ARGUMENT", () => {
+		for (const json of ["null", "[1]", '"x"', "7"]) expectInvalidToken(() => decodePageToken(Buffer.from(json).toString("base64url"), OP, QUERY));
 	});
 
 	test("a truncated token is INVALID_ARGUMENT", () => {

@@ -35,6 +35,7 @@ describe("space input (contract 4.7, 9)", () => {
 		expect(readRole(undefined, "MEMBER")).toBe("MEMBER");
 		expect(readRole("ROLE_UNSPECIFIED", "MEMBER")).toBe("MEMBER");
 		for (const bad of ["OWNER", "admin", 3, -1, "ROLE_UNSPECIFIED", undefined, true]) expect(codeOf(() => readRole(bad))).toBe("INVALID_ARGUMENT");
+		expectInvalidArgument(() => readRole("OWNER"), "role must be one of");
 	});
 
 	test("member users are users/{username}", () => {
