@@ -56,11 +56,19 @@ export async function relayChanges(deps: MemosDeps, docs: readonly MemoDoc[], me
 	);
 	await deps.peers.recordMemoChanges(changes);
 	const { memos: collection } = deps.store;
-	for (const { doc, entries } of pending) {
-		await collection.update({ _id: doc._id }, { $pull: { outbox: { id: { $in: entries.map(entry => entry.id) } } } });
-		// Only once empty: an entry pushed meanwhile keeps the memo pending.
-		await collection.update({ _id: doc._id, outbox: { $size: 0 } }, { $unset: { outboxPending: true } });
-	}
+	for (const { doc, entries } of pending) await takeOut(collection, doc._id, entries.map(entry => entry.id));
+}
+
+/**
+ * Takes the relayed entries `ids` out of a memo's outbox, and the memo out of the relay pass's
+ * index once its outbox is empty. Usually the outbox holds just those: one write (every write
+ * of a memo rewrites all its index entries). Else an entry pushed meanwhile keeps it pending.
+ */
+async function takeOut(collection: MemosDeps["store"]["memos"], memoId: string, ids: string[]): Promise<void> {
+	const onlyThese = await collection.update({ _id: memoId, outbox: { $not: { $elemMatch: { id: { $nin: ids } } } } }, { $set: { outbox: [] }, $unset: { outboxPending: true } });
+	if (onlyThese > 0) return;
+	await collection.update({ _id: memoId }, { $pull: { outbox: { id: { $in: ids } } } });
+	await collection.update({ _id: memoId, outbox: { $size: 0 } }, { $unset: { outboxPending: true } });
 }
 
 /** Renders `docs` as their creators see them and relays their entries (the relay pass). */

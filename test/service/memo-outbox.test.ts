@@ -30,6 +30,8 @@ let broker: ServiceBroker;
 let documents: SqliteDocumentStore;
 const recorded: MemoChangeRecord[] = [];
 let authDown = false;
+/** Runs inside the next recordMemoChanges call, once: a change stored while a relay is under way. */
+let duringRecord: (() => Promise<void>) | null = null;
 
 const as = (user: Caller) => ({ meta: { user, requestTime: Date.now() } });
 const memos = () => documents.collection<MemoDoc>("memos");
@@ -43,9 +45,12 @@ beforeAll(async () => {
 		fakeService("auth", [
 			fake(authActions.lookupUsers, ctx => users.filter(u => (ctx.params.ids ?? []).includes(u.id)).map(u => ({ id: u.id, username: u.username, role: u.role, state: "NORMAL" as const }))),
 			fake(authActions.defaultMemoVisibility, () => "PRIVATE" as const),
-			fake(authActions.recordMemoChanges, ctx => {
+			fake(authActions.recordMemoChanges, async ctx => {
 				if (authDown) throw unavailable("auth is down");
 				recorded.push(...ctx.params.changes);
+				const meanwhile = duringRecord;
+				duringRecord = null;
+				if (meanwhile) await meanwhile();
 				return { recorded: ctx.params.changes.length };
 			})
 		])
@@ -94,6 +99,17 @@ test("a comment is memo.created for its creator and memo.comment.created for the
 		["memo.created", bob.id, "users/bob", "memos/c1", "a reply"],
 		["memo.comment.created", alice.id, "users/bob", "memos/c1", "a reply"]
 	]);
+});
+
+test("an entry stored while the relay records the others stays in the outbox and is recorded by the relay pass", async () => {
+	duringRecord = async () => {
+		await memos().update({ _id: "m5" }, { $push: { outbox: { id: "late-entry", event: "memo.updated", time: Date.now() } }, $set: { outboxPending: true } });
+	};
+	await call(broker, memosActions.createMemo, { memoId: "m5", memo: { content: "raced" } }, as(alice));
+	expect(recorded.map(change => change.event)).toContain("memo.created");
+	await waitFor("the late entry's relay", async () => (recorded.some(change => change.changeId === "late-entry") ? true : undefined), 10000);
+	await waitFor("an empty outbox", async () => ((await memos().findOne({ _id: "m5" }))?.outboxPending === undefined ? true : undefined), 10000);
+	expect((await memos().findOne({ _id: "m5" }))?.outbox).toEqual([]);
 });
 
 test("a refused change stores no entry", async () => {
