@@ -24,6 +24,7 @@ import { assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
 import { dropPendingLinks } from "./memo-attachment-links.js";
 import { createMemo, type CreateMemoParams } from "./memo-create.js";
+import { touchMemo } from "./memo-touch.js";
 import { deleteMemo, deleteUserData, purgeExpiredMemos } from "./memo-delete.js";
 import { relayChanges, relayPendingChanges } from "./memo-outbox.js";
 import { contentLimitOf } from "./memo-fields.js";
@@ -305,7 +306,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: Ctx<{ memo?: unknown; relations?: unknown }>): Promise<void> {
 				const caller = ctx.meta.user;
 				if (!caller) throw unauthenticated();
-				await setMemoRelations(this.deps(ctx), caller, pathId(ctx.params.memo), ctx.params.relations, requestTime(ctx));
+				const deps = this.deps(ctx);
+				const id = pathId(ctx.params.memo);
+				await setMemoRelations(deps, caller, id, ctx.params.relations, requestTime(ctx));
+				await touchMemo(deps, caller, id, requestTime(ctx));
 			}
 		},
 
@@ -429,8 +433,8 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			visibility: "public",
 			async handler(ctx: Ctx<{ memoId: string; time: number }>): Promise<void> {
 				const deps = this.deps(ctx);
-				await deps.store.memos.update({ _id: ctx.params.memoId, deleteTime: null }, { $set: { updateTime: ctx.params.time } });
 				// Called after SetMemoAttachments replaced the memo's set (memo-attachment-links.ts).
+				await touchMemo(deps, signedIn(ctx), ctx.params.memoId, ctx.params.time);
 				await dropPendingLinks(deps, ctx.params.memoId);
 			}
 		},

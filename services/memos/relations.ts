@@ -242,7 +242,7 @@ export async function detachMemos(store: MemosStore, memoIds: readonly string[])
 	await store.memos.update({ $or: [{ parentId: { $in: ids } }, { _id: { $in: ids }, parentId: { $ne: null } }] }, { $set: { parentId: null } }, { multi: true });
 }
 
-/** SetMemoRelations (contract 7.8): the memo's REFERENCE set becomes `relations`, and its update time moves. */
+/** SetMemoRelations (contract 7.8): the memo's REFERENCE set becomes `relations`; the caller then moves its update time (memo-touch.ts). */
 export async function setMemoRelations(deps: MemosDeps, caller: Caller, id: string, relations: unknown, now: number): Promise<void> {
 	const relatedIds = parseReferences(relations, id);
 	const { store } = deps;
@@ -250,7 +250,6 @@ export async function setMemoRelations(deps: MemosDeps, caller: Caller, id: stri
 	assertCanUpdate(await store.memos.findOne({ _id: id }), id, caller, spaces);
 	await assertRelatable(store, relatedIds, caller, spaces);
 	await replaceReferences(store, id, relatedIds, now);
-	await store.memos.update({ _id: id, deleteTime: null }, { $set: { updateTime: now } });
 }
 
 /**

@@ -378,11 +378,12 @@ describe("for other services", () => {
 		await call(broker, memosActions.deleteUserData, { userId: carol.id });
 	});
 
+	// SetMemoAttachments' caller (signed in) is the change's actor.
 	test("touch moves a live memo's update time, not a deleted one's", async () => {
 		const time = clock + 5000;
-		await call(broker, memosActions.touch, { memoId: "a-public", time });
+		await call(broker, memosActions.touch, { memoId: "a-public", time }, as(alice));
 		expect((await call(broker, memosActions.getMemo, { memo: "a-public" }, as(alice))).updateTime).toBe(new Date(time).toISOString());
-		await call(broker, memosActions.touch, { memoId: "a-parent", time });
+		await call(broker, memosActions.touch, { memoId: "a-parent", time }, as(alice));
 		const deleted = await call(broker, memosActions.listMemos, { showDeleted: "true", filter: 'creator == "users/alice"', pageSize: "100" }, as(alice));
 		const parent = (deleted.memos as { name: string; updateTime: string }[]).find(memo => memo.name === "memos/a-parent");
 		expect(parent?.updateTime).not.toBe(new Date(time).toISOString());
