@@ -74,7 +74,13 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	// Contract 17
 	ListUserWebhooks: { tag: "UserService", response: "ListUserWebhooksResponse" },
 	CreateUserWebhook: { tag: "UserService", request: "UserWebhook", response: "UserWebhook" },
-	UpdateUserWebhook: { tag: "UserService", query: ["updateMaskOptional"], request: "UserWebhook", response: "UserWebhook" },
+	UpdateUserWebhook: {
+		tag: "UserService",
+		query: ["updateMaskOptional"],
+		request: "UserWebhook",
+		response: "UserWebhook",
+		description: "Mask paths: url, display_name, signing_secret. Without a mask, as upstream: displayName is replaced, url and signingSecret only when given non-empty."
+	},
 	DeleteUserWebhook: { tag: "UserService" },
 	GetUserWebhookSigningSecret: { tag: "UserService", response: "GetUserWebhookSigningSecretResponse" },
 	ListShortcuts: { tag: "ShortcutService", query: PAGE, response: "ListShortcutsResponse" },
@@ -105,7 +111,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	SubscribeMemoEvents: {
 		tag: "MemoService",
 		description:
-			"Server-sent events, as upstream memos sends them: `: connected` on open, `: heartbeat` while idle, and per change a `data:` line of JSON `{type, name, parent?}` (type memo.created, memo.updated, memo.deleted, memo.comment.created (name: the commented memo), reaction.upserted or reaction.deleted), only for memos the caller can read when it is sent. At most SSE_MAX_STREAMS streams per server (429 RESOURCE_EXHAUSTED beyond)."
+			"Server-sent events, as upstream memos sends them: `: connected` on open, `: heartbeat` every SSE_HEARTBEAT_MS (30 s), and per change a `data:` line of JSON `{type, name, parent?}` (type memo.created, memo.updated (also after SetMemoRelations and SetMemoAttachments), memo.deleted (never with parent), memo.comment.created (name: the commented memo), reaction.upserted or reaction.deleted; parent: the commented memo when name is a comment), only for memos the caller can read when it is sent. At most SSE_MAX_STREAMS streams per server (429 RESOURCE_EXHAUSTED beyond)."
 	},
 	ListMemoRelations: { tag: "MemoService", query: PAGE, response: "ListMemoRelationsResponse" },
 	SetMemoRelations: { tag: "MemoService", request: "SetMemoRelationsRequest" },
