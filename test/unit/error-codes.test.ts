@@ -1,4 +1,5 @@
 import {
+	aborted,
 	alreadyExists,
 	failedPrecondition,
 	GRPC_CODES,
@@ -40,7 +41,7 @@ test("every code has the number and the HTTP status of contract 1.8", () => {
 test("code names are the table's own keys only", () => {
 	expect(isGrpcCodeName("NOT_FOUND")).toBe(true);
 	expect(isGrpcCodeName("OK")).toBe(true);
-	for (const value of ["not_found", "toString", "constructor", "", 5, null, undefined, { NOT_FOUND: 1 }]) expect(isGrpcCodeName(value)).toBe(false);
+	for (const value of ["not_found", "toString", "constructor", "", 5, null, undefined, { NOT_FOUND: 1 }, ["NOT_FOUND"]]) expect(isGrpcCodeName(value)).toBe(false);
 });
 
 test.each([
@@ -61,4 +62,16 @@ test.each([
 	expect(err.type).toBe(type);
 	expect(err.code).toBe(http);
 	expect(err.message).toBe(message);
+});
+
+test("each factory, called in the test, raises its code with its message or default", () => {
+	const raised = [aborted("retry"), unauthenticated(), internal(), notFound("gone"), unavailable("down"), resourceExhausted("full")].map(err => ({ type: err.type, code: err.code, message: err.message }));
+	expect(raised).toEqual([
+		{ type: "ABORTED", code: 409, message: "retry" },
+		{ type: "UNAUTHENTICATED", code: 401, message: "authentication required" },
+		{ type: "INTERNAL", code: 500, message: "internal error" },
+		{ type: "NOT_FOUND", code: 404, message: "gone" },
+		{ type: "UNAVAILABLE", code: 503, message: "down" },
+		{ type: "RESOURCE_EXHAUSTED", code: 429, message: "full" }
+	]);
 });

@@ -76,7 +76,11 @@ describe("error to Status mapping (contract 1.8)", () => {
 	});
 
 	test("a full queue (bulkhead) is RESOURCE_EXHAUSTED with Retry-After", () => {
-		expect(mapError(new Errors.QueueIsFullError({ action: "ai.transcribe", nodeID: "ai-1", size: 10, limit: 10 }))).toMatchObject({ http: 429, body: { code: 8 }, retryAfter: 1 });
+		expect(mapError(new Errors.QueueIsFullError({ action: "ai.transcribe", nodeID: "ai-1", size: 10, limit: 10 }))).toMatchObject({
+			http: 429,
+			body: { code: 8, message: "too many requests in flight, retry later" },
+			retryAfter: 1
+		});
 	});
 
 	test("anything else is INTERNAL with a generic message and no detail", () => {
@@ -84,6 +88,11 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapped).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });
 		expect(mapError("a string").body.code).toBe(13);
 		expect(mapError(null).body.code).toBe(13);
+	});
+
+	test("an error with a numeric code (an HTTP status or an errno number) is no storage failure: INTERNAL", () => {
+		expect(mapError(Object.assign(new Error("socket hang up"), { code: 500 }))).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });
+		expect(mapError(Object.assign(new Error("disk"), { code: 28 })).body.code).toBe(13);
 	});
 
 	test("an error of another kind whose type happens to be a gRPC code name is INTERNAL: its message is not shown", () => {
