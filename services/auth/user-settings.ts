@@ -170,8 +170,6 @@ export async function updateUserSetting(deps: UserSettingsDeps, params: UpdateUs
 	if (key === "WEBHOOKS") throw invalidArgument("the WEBHOOKS setting is changed through the webhook operations, not UpdateUserSetting");
 	if (params.updateMask !== undefined && typeof params.updateMask !== "string") throw invalidArgument("updateMask must be a string");
 	const body = messageOf(params.patch, "setting");
-	const name = fieldOf(body, "name");
-	if (name !== undefined && name !== "" && name !== `users/${user.username}/settings/${key}`) throw invalidArgument("setting.name does not match the path");
 	const paths = parseUpdateMask(params.updateMask, key === "GENERAL" ? GENERAL_PATHS : ["tags"], { required: true });
 	const valueField = key === "GENERAL" ? "general_setting" : "tags_setting";
 	const given = fieldOf(body, valueField);

@@ -118,8 +118,6 @@ export async function updateUserWebhook(deps: WebhookDeps, params: UpdateWebhook
 	const { user, webhook } = await webhookFor(deps, params, caller);
 	if (params.updateMask !== undefined && typeof params.updateMask !== "string") throw invalidArgument("updateMask must be a string");
 	const body = messageOf(params.patch, "webhook");
-	const name = fieldOf(body, "name");
-	if (name !== undefined && name !== "" && name !== `users/${user.username}/webhooks/${webhook._id}`) throw invalidArgument("webhook.name does not match the path");
 	const masked = parseUpdateMask(params.updateMask as string | undefined, UPDATE_PATHS);
 	const given = (path: string) => {
 		const value = fieldOf(body, path);
