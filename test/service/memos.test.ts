@@ -1,6 +1,7 @@
 import type { ServiceBroker } from "moleculer";
 import { attachmentsActions, type LinkTarget } from "../../services/attachments/attachments.contract.js";
 import { memosActions } from "../../services/memos/memos.contract.js";
+import { memosStore } from "../../services/memos/memos-store.js";
 import { spacesActions, spacesEvents, type Membership } from "../../services/spaces/spaces.contract.js";
 import type { Caller } from "../../shared/caller.js";
 import { broadcast, call } from "../../shared/contract.js";
@@ -58,6 +59,9 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 	return String((await rejectionOf(promise)).type);
 }
 
+/** While set, the fake attachments service fails to answer a memo's attachments. */
+let forMemosFails = false;
+
 const names = (list: unknown) => (list as { name: string }[]).map(item => item.name);
 
 beforeAll(async () => {
@@ -82,7 +86,10 @@ beforeAll(async () => {
 				// The check answers the references it accepted, the apply the linked attachments.
 				return ctx.params.apply === true ? [{ name: "attachments/a1" }] : ctx.params.attachments;
 			}),
-			fake(attachmentsActions.forMemos, () => ({})),
+			fake(attachmentsActions.forMemos, () => {
+				if (forMemosFails) throw new Error("attachments unavailable");
+				return {};
+			}),
 			fake(attachmentsActions.setMemosDeleted, ctx => void calls.setMemosDeleted.push(ctx.params.memoIds)),
 			fake(attachmentsActions.deleteForMemos, ctx => void calls.deleteForMemos.push(ctx.params.memoIds)),
 			fake(attachmentsActions.followMemo, ctx => void calls.followMemo.push(ctx.params)),
@@ -387,5 +394,17 @@ describe("for other services", () => {
 		const deleted = await call(broker, memosActions.listMemos, { showDeleted: "true", filter: 'creator == "users/alice"', pageSize: "100" }, as(alice));
 		const parent = (deleted.memos as { name: string; updateTime: string }[]).find(memo => memo.name === "memos/a-parent");
 		expect(parent?.updateTime).not.toBe(new Date(time).toISOString());
+	});
+
+	test("touch succeeds when the memo cannot be rendered for its webhooks: the change waits in the outbox for the relay pass", async () => {
+		const time = clock + 6000;
+		forMemosFails = true;
+		try {
+			await call(broker, memosActions.touch, { memoId: "a-protected", time }, as(alice));
+		} finally {
+			forMemosFails = false;
+		}
+		const doc = await memosStore(documents).memos.findOne({ _id: "a-protected" });
+		expect({ updateTime: doc?.updateTime, pending: doc?.outboxPending, events: doc?.outbox?.map(entry => entry.event) }).toEqual({ updateTime: time, pending: true, events: ["memo.updated"] });
 	});
 });
