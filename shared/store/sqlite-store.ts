@@ -39,9 +39,15 @@ interface IndexStatement {
  * `doc` (the rest of the document as JSON text); indexes are expression indexes on
  * `json_extract(doc, '$.field')`; filters are translated to SQL (sqlite/filter-sql.ts).
  *
- * Every write is one IMMEDIATE transaction, so a failed write (a unique clash, a full disk,
- * a crash) leaves nothing behind. The file is in WAL mode with a busy time-out, so several
- * processes of one host can share it: readers never wait, writers queue.
+ * Every write is all or nothing, so a failed write (a unique clash, a full disk, a crash)
+ * leaves nothing behind. The writes of one turn of the event loop share one IMMEDIATE
+ * transaction, each in a savepoint of its own, committed once the turn's I/O callbacks have
+ * run (group commit): a commit writes every page it changed to the WAL, and a memo's ~50
+ * index entries put consecutive writes on the same pages, so one commit for many writes costs
+ * little more than one for one. Nothing is acknowledged before its commit: a write resolves,
+ * and a read made while writes are uncommitted answers, only after it, so a failed commit
+ * fails them all and no failed write is ever seen. The file is in WAL mode with a busy
+ * time-out, so several processes of one host can share it: readers never wait, writers queue.
  *
  * When the storage fails a write (a full disk, `max_page_count`, a read-only or damaged
  * file), the store answers the port's StorageError and `ping` (readiness) fails until a probe
@@ -61,6 +67,8 @@ export class SqliteDocumentStore implements DocumentStore {
 	private readonly collections = new Map<string, SqliteCollection<Doc>>();
 	private dataVersion = -1;
 	private closed = false;
+	/** The open transaction of this turn's writes, until its commit (see the class comment). */
+	private group: WriteGroup | null = null;
 
 	/** Opens (creating when missing) the database under `dir`, or one in memory when `dir` is null. */
 	constructor(options: { dir: string | null }) {
@@ -197,6 +205,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
 	async close(): Promise<void> {
 		if (this.closed) return;
+		this.commitGroup();
 		this.closed = true;
 		this.statements.invalidate();
 		this.db.close();
@@ -212,9 +221,10 @@ export class SqliteDocumentStore implements DocumentStore {
 		return statement;
 	}
 
-	/** Runs `work` in one IMMEDIATE transaction: all of it is committed, or none of it. */
+	/** Runs `work` in one IMMEDIATE transaction of its own: all of it is committed, or none of it. */
 	transaction<R>(work: () => R): R {
 		this.checkOpen();
+		this.commitGroup();
 		try {
 			this.db.exec("BEGIN IMMEDIATE");
 			const result = work();
@@ -225,6 +235,75 @@ export class SqliteDocumentStore implements DocumentStore {
 			this.writeFailure = storageFailure(err) ?? this.writeFailure;
 			throw err;
 		}
+	}
+
+	/**
+	 * Runs `work` in a savepoint of this turn's transaction (opened by the turn's first write)
+	 * and answers once that transaction is committed: `work`'s result, or why the commit failed.
+	 */
+	async groupWrite<R>(work: () => R): Promise<R> {
+		this.checkOpen();
+		let group: WriteGroup | null = null;
+		try {
+			group = this.openGroup();
+			this.db.exec("SAVEPOINT write");
+			const result = work();
+			this.db.exec("RELEASE write");
+			await group.committed;
+			return result;
+		} catch (err) {
+			// Else it was not begun, or the commit failed.
+			if (group !== null && this.group === group) this.undoWrite(group, err);
+			this.writeFailure = storageFailure(err) ?? this.writeFailure;
+			throw err;
+		}
+	}
+
+	private undoWrite(group: WriteGroup, err: unknown): void {
+		if (this.db.isTransaction) {
+			this.db.exec("ROLLBACK TO write");
+			this.db.exec("RELEASE write");
+		} else {
+			// SQLite rolled the whole transaction back (a full disk, an I/O error): the turn's earlier writes are gone too.
+			this.failGroup(group, err);
+		}
+	}
+
+	/** Waits until what a read saw is committed: while this turn's writes are not, they may still fail. */
+	async settled(): Promise<void> {
+		if (this.group !== null) await this.group.committed;
+	}
+
+	private openGroup(): WriteGroup {
+		if (this.group !== null) return this.group;
+		this.db.exec("BEGIN IMMEDIATE");
+		const group = new WriteGroup();
+		this.group = group;
+		setImmediate(() => {
+			if (this.group === group) this.commitGroup();
+		});
+		return group;
+	}
+
+	private commitGroup(): void {
+		const group = this.group;
+		if (group === null) return;
+		try {
+			this.db.exec("COMMIT");
+			this.group = null;
+			group.resolve();
+		} catch (err) {
+			if (this.db.isTransaction) this.db.exec("ROLLBACK");
+			this.writeFailure = storageFailure(err) ?? this.writeFailure;
+			this.failGroup(group, err);
+		}
+	}
+
+	/** The group's writes were rolled back: each collection re-reads what they noted, and each waiting operation fails. */
+	private failGroup(group: WriteGroup, err: unknown): void {
+		this.group = null;
+		for (const collection of this.collections.values()) collection.rolledBack();
+		group.reject(err);
 	}
 
 	/**
@@ -259,12 +338,35 @@ export class SqliteDocumentStore implements DocumentStore {
 		return (this.collection(name) as unknown as SqliteCollection<Doc>).explainFind(filter, options);
 	}
 
+	/** Runs `sql` on its own, after this turn's writes are committed (tests, pragmas). */
 	exec(sql: string): void {
+		this.commitGroup();
+		this.db.exec(sql);
+	}
+
+	/** Runs `sql` within the transaction under way (a collection's table and indexes). */
+	execInTransaction(sql: string): void {
 		this.db.exec(sql);
 	}
 
 	private checkOpen(): void {
 		if (this.closed) throw new Error("the document store is closed");
+	}
+}
+
+/** The transaction of one turn's writes: `committed` settles when it is committed or rolled back. */
+class WriteGroup {
+	readonly committed: Promise<void>;
+	resolve!: () => void;
+	reject!: (err: unknown) => void;
+
+	constructor() {
+		this.committed = new Promise<void>((resolve, reject) => {
+			this.resolve = resolve;
+			this.reject = reject;
+		});
+		// A group whose every write failed on its own has nobody waiting when the commit fails.
+		this.committed.catch(() => undefined);
 	}
 }
 
@@ -298,7 +400,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 	async ensureIndex(spec: IndexSpec): Promise<void> {
 		const statements = this.indexStatements(spec);
-		this.write(() => this.createIndex(statements));
+		await this.write(() => this.createIndex(statements));
 	}
 
 	async hasIndex(spec: IndexSpec): Promise<boolean> {
@@ -327,7 +429,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		let created = false;
 		for (const index of statements) {
 			if (this.indexExists(index.name)) continue;
-			this.store.exec(index.sql);
+			this.store.execInTransaction(index.sql);
 			const rows = [ASSUMED_ROWS];
 			for (let i = 1; i <= index.columns; i++) rows.push(Math.max(1, Math.round(ASSUMED_ROWS / 4 ** i)));
 			if (index.unique) rows[index.columns] = 1;
@@ -336,7 +438,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 			created = true;
 		}
 		// Loads the statistics into the planner.
-		if (created) this.store.exec("ANALYZE sqlite_schema");
+		if (created) this.store.execInTransaction("ANALYZE sqlite_schema");
 	}
 
 	private indexStatements(spec: IndexSpec): IndexStatement[] {
@@ -364,7 +466,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async insert(doc: T): Promise<T> {
-		this.write(() => this.insertRow(doc));
+		await this.write(() => this.insertRow(doc));
 		return doc;
 	}
 
@@ -377,7 +479,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-		const { rows, projected } = this.read(() => {
+		const { rows, projected } = await this.readSettled(() => {
 			const { sql, params, projected } = this.findSql(filter, options);
 			return { rows: this.store.statement(sql).all(...params) as Row[], projected };
 		});
@@ -422,7 +524,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async count(filter: Filter): Promise<number> {
-		return this.read(() => {
+		return this.readSettled(() => {
 			const translator = this.translator();
 			const where = translator.where(filter);
 			const row = this.store.statement(`SELECT count(*) AS n FROM ${this.table} WHERE ${where}`).get(...translator.params) as Row;
@@ -431,7 +533,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async estimatedCount(): Promise<number> {
-		return this.read(() => Number((this.store.statement(`SELECT count(*) AS n FROM ${this.table}`).get() as Row).n));
+		return this.readSettled(() => Number((this.store.statement(`SELECT count(*) AS n FROM ${this.table}`).get() as Row).n));
 	}
 
 	async update(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<number> {
@@ -467,6 +569,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 	forgetArrayPaths(): void {
 		this.arrays = null;
+	}
+
+	/** A transaction that may have created the table, or noted array paths, was rolled back. */
+	rolledBack(): void {
+		this.arrays = null;
+		this.created = false;
 	}
 
 	private translator(): FilterTranslator {
@@ -552,10 +660,21 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		}
 	}
 
-	private write<R>(work: () => R): R {
+	/** `read`, answered once what it read is committed. */
+	private async readSettled<R>(work: () => R): Promise<R> {
+		const result = this.read(work);
+		try {
+			await this.store.settled();
+		} catch (err) {
+			throw mapSqliteError(this.name, err);
+		}
+		return result;
+	}
+
+	private async write<R>(work: () => R): Promise<R> {
 		try {
 			this.prepare();
-			return this.store.transaction(work);
+			return await this.store.groupWrite(work);
 		} catch (err) {
 			// What the transaction noted may have been rolled back: read it again.
 			this.arrays = null;
@@ -565,7 +684,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 
 	private ensureTable(): void {
 		if (this.created) return;
-		this.store.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
+		this.store.execInTransaction(`CREATE TABLE IF NOT EXISTS ${this.table} (_id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`);
 		this.created = true;
 	}
 }

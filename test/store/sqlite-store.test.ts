@@ -109,6 +109,38 @@ describe("sqlite store", () => {
 		await store.close();
 	});
 
+	test("the writes of one turn commit together, a failed one alone undone, and each answers once another connection sees it", async () => {
+		const dir = path.join(root, "group-commit");
+		const store = new SqliteDocumentStore({ dir });
+		const other = new SqliteDocumentStore({ dir });
+		try {
+			const memos = store.collection("memos");
+			await memos.insert({ _id: "m0", n: 0 });
+			const seenByOther = () => other.collection("memos").find({}, { sort: { _id: 1 } });
+			const writes: Promise<unknown>[] = [
+				memos.insert({ _id: "m1", n: 1 }),
+				memos.insert({ _id: "m1", n: 2 }),
+				memos.insert({ _id: "m2", n: 1 }),
+				memos.update({ _id: "m2" }, { $inc: { n: 1 } })
+			];
+			const answers = await Promise.allSettled(writes.map(async write => (await write, await seenByOther())));
+			const all = [
+				{ _id: "m0", n: 0 },
+				{ _id: "m1", n: 1 },
+				{ _id: "m2", n: 2 }
+			];
+			expect(answers).toEqual([
+				{ status: "fulfilled", value: all },
+				{ status: "rejected", reason: expect.objectContaining({ name: "DuplicateKeyError" }) },
+				{ status: "fulfilled", value: all },
+				{ status: "fulfilled", value: all }
+			]);
+		} finally {
+			await other.close();
+			await store.close();
+		}
+	});
+
 	test("a database that refuses writes answers StorageError EROFS and fails ping until writes work; reads go on", async () => {
 		const store = new SqliteDocumentStore({ dir: path.join(root, "read-only") });
 		try {
