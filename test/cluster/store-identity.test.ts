@@ -33,7 +33,7 @@ describeCluster("store identity of replicas", () => {
 		cluster = await startCluster("memos-store-identity-");
 		await cluster.start("gateway", "gateway", { METRICS_PORT: "0" });
 		gatewayUrl = cluster.gatewayUrl;
-		await cluster.start("backend", "auth,instance,spaces,attachments,ai", { METRICS_PORT: "0" });
+		await cluster.start("backend", "auth,instance,spaces,attachments,ai,webhooks", { METRICS_PORT: "0" });
 		await cluster.start("memos-a", "memos", { METRICS_PORT: "0", ...sharedDataDir() });
 		await waitFor("the profile through the gateway", async () => ((await fetch(`${gatewayUrl}/api/v1/instance/profile`)).status === 200 ? true : undefined));
 		await signUp(gatewayUrl, "admin");
