@@ -90,8 +90,9 @@ describe("error to Status mapping (contract 1.8)", () => {
 		expect(mapError(null).body.code).toBe(13);
 	});
 
-	test("an error with a numeric code (an HTTP status or an errno number) is no storage failure: INTERNAL", () => {
-		expect(mapError(Object.assign(new Error("socket hang up"), { code: 500 }))).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });
+	test("an error with another errno name or a numeric code (an HTTP status, an errno number) is no storage failure: INTERNAL", () => {
+		expect(mapError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))).toEqual({ http: 500, body: { code: 13, message: "internal error", details: [] }, unexpected: true });
+		expect(mapError(Object.assign(new Error("bad gateway"), { code: 500 })).body.code).toBe(13);
 		expect(mapError(Object.assign(new Error("disk"), { code: 28 })).body.code).toBe(13);
 	});
 
