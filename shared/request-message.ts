@@ -16,7 +16,7 @@ import { parseBool, parseEnum } from "./proto-json.js";
 /** A JSON object message of a request. */
 export type JsonMessage = Record<string, unknown>;
 
-function isMessage(value: unknown): value is JsonMessage {
+export function isMessage(value: unknown): value is JsonMessage {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -96,6 +96,25 @@ test("update changes the masked fields; without a mask it changes what the body 
 	expect((await list(alice())).find(w => w.name === made.name)?.url).toBe("https://1.1.1.1/new");
 });
 
+test("an empty or missing signing secret never clears it: masked, a new one is generated; create with \"\" generates one too", async () => {
+	const made = (await create(alice(), { url: PUBLIC_URL, signingSecret: "" })).body;
+	expect(made.signingSecretSet).toBe(true);
+	const first = (await secretOf(alice(), made.name)).body.signingSecret;
+	expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+	for (const body of [{ signingSecret: "" }, { signingSecret: "   " }, {}, { signingSecret: null }]) {
+		const before = (await secretOf(alice(), made.name)).body.signingSecret;
+		const res = await api.request<Webhook>("PATCH", `/${made.name}`, { as: alice(), query: { updateMask: "signing_secret" }, body });
+		expect({ body, status: res.status, set: res.body.signingSecretSet }).toEqual({ body, status: 200, set: true });
+		const after = (await secretOf(alice(), made.name)).body.signingSecret;
+		expect(after).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+		expect(after).not.toBe(before);
+	}
+	// Without a mask an empty secret is not given, so the secret stays (as upstream).
+	const kept = (await secretOf(alice(), made.name)).body.signingSecret;
+	expect((await api.request("PATCH", `/${made.name}`, { as: alice(), body: { displayName: "x", signingSecret: "" } })).status).toBe(200);
+	expect((await secretOf(alice(), made.name)).body.signingSecret).toBe(kept);
+});
+
 test("delete removes it; a second delete and an unknown webhook are NOT_FOUND", async () => {
 	const made = (await create(alice(), { url: PUBLIC_URL })).body;
 	expect((await api.request("DELETE", `/${made.name}`, { as: alice() })).status).toBe(200);

@@ -77,9 +77,28 @@ test("created, updated and deleted memos reach the receiver signed, in order, wi
 	for (const r of got) {
 		expect(r.verified).toBe(true);
 		expect(r.webhookId).toMatch(/^msg_\S+$/);
-		expect(r.body).toMatchObject({ url: receiver.url, creator: "users/user1", memo: { name: memo.name, creator: "users/user1", visibility: "PRIVATE" } });
+		// The memo as upstream json.Marshal's its Go v1pb.Memo: snake_case, enums as numbers (PRIVATE = 1, NORMAL = 1), {seconds, nanos}.
+		expect(r.body).toMatchObject({ url: receiver.url, creator: "users/user1", memo: { name: memo.name, state: 1, creator: "users/user1", visibility: 1 } });
+		const created = Date.parse(String(memo.createTime));
+		expect(r.body.memo.create_time).toEqual({ seconds: Math.floor(created / 1000), nanos: (created % 1000) * 1e6 || undefined });
+		expect(Object.keys(r.body)).toEqual(["url", "activityType", "creator", "memo"]);
+		expect(Object.keys(r.body.memo)).toEqual(expect.arrayContaining(["name", "state", "creator", "create_time", "update_time", "content", "visibility", "snippet"]));
+		expect(Object.keys(r.body.memo).filter(key => /[A-Z]/.test(key) || ["space", "tags", "pinned", "attachments", "relations", "reactions"].includes(key))).toEqual([]);
 	}
 	expect(new Set(got.map(r => r.webhookId)).size).toBe(3);
+	await deleteWebhook(alice(), hook);
+});
+
+test("a webhook whose secret was emptied by an update still gets signed deliveries, under the generated secret", async () => {
+	const hook = await createWebhook(alice());
+	const old = receiver.secret;
+	expect((await api.request("PATCH", `/${hook}`, { as: alice(), query: { updateMask: "signing_secret" }, body: { signingSecret: "" } })).status).toBe(200);
+	receiver.secret = (await api.request<{ signingSecret: string }>("GET", `/${hook}:getSigningSecret`, { as: alice() })).body.signingSecret;
+	expect(receiver.secret).not.toBe(old);
+	expect(receiver.secret).toMatch(/^whsec_/);
+	await api.create(alice(), { content: "signed still" });
+	await waitFor("one delivery", async () => (receiver.delivered().length >= 1 ? true : undefined), 30000);
+	expect(receiver.received.map(r => [r.verified, r.body.memo.content])).toEqual([[true, "signed still"]]);
 	await deleteWebhook(alice(), hook);
 });
 

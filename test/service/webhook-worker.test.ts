@@ -94,3 +94,15 @@ test("a lane is served by one holder at a time, its deliveries in change order",
 	expect(await serveLane(deps("w2"), "A")).toBe(50);
 	expect(sent).toEqual(["b0", ...Array.from({ length: 50 }, (_, i) => `a${i}`)]);
 });
+
+test("a webhook stored without a secret (an older version let an update clear it) is given one before its delivery, which goes signed", async () => {
+	const webhooks = documents.collection<WebhookDoc>(WEBHOOKS);
+	await webhooks.insert({ _id: "D", userId: "u", url: "http://x/", displayName: "", signingSecret: "", createTime: 0, updateTime: 0 });
+	await record("D", "d0", now - 1000);
+	const headers: Record<string, string>[] = [];
+	expect(await serveLane(deps("w1", async (_url, given) => (headers.push(given), { ok: true, status: 200 })), "D")).toBe(1);
+	const secret = (await webhooks.findOne({ _id: "D" }))!.signingSecret;
+	expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+	expect(headers).toHaveLength(1);
+	expect(headers[0]).toMatchObject({ "webhook-id": "msg_d0-D", "webhook-signature": expect.stringMatching(/^v1,/) });
+});

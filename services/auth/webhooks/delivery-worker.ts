@@ -3,7 +3,8 @@ import { DuplicateKeyError } from "../../../shared/store/document-store.js";
 import type { DeliveryDoc, LaneDoc } from "./delivery-doc.js";
 import { retryAt, type DeliverySchedule } from "./delivery-schedule.js";
 import type { PostOutcome } from "./post-webhook.js";
-import { signatureHeaders } from "./signing-secret.js";
+import { generateSigningSecret, signatureHeaders } from "./signing-secret.js";
+import { goJsonText, toUpstreamMemoJson } from "./upstream-memo-json.js";
 import type { WebhookDoc } from "./webhook-doc.js";
 
 /**
@@ -58,9 +59,21 @@ async function releaseLease(deps: WorkerDeps, webhookId: string): Promise<void> 
 	await deps.lanes.update({ _id: webhookId, holder: deps.holder }, { $set: { leaseUntil: 0 } });
 }
 
-/** The request body upstream sends (internal/webhook WebhookRequestPayload). */
+/** The request body upstream sends (internal/webhook WebhookRequestPayload, json.Marshal'ed); the delivery keeps our API's Memo. */
 export function payloadOf(delivery: DeliveryDoc, url: string): string {
-	return JSON.stringify({ url, activityType: delivery.activityType, creator: delivery.creator, memo: JSON.parse(delivery.memo) as unknown });
+	const memo = toUpstreamMemoJson(JSON.parse(delivery.memo) as Record<string, unknown>);
+	return goJsonText({ url, activityType: delivery.activityType, creator: delivery.creator, memo });
+}
+
+/**
+ * `webhookId` as stored, given a secret first if it has none (stored by a version that let an
+ * update clear it, as upstream does): no delivery goes unsigned. Null when it is gone.
+ */
+async function signableWebhook(deps: WorkerDeps, webhookId: string): Promise<WebhookDoc | null> {
+	const webhook = await deps.webhooks.findOne({ _id: webhookId });
+	if (webhook === null || webhook.signingSecret !== "") return webhook;
+	await deps.webhooks.update({ _id: webhookId, signingSecret: "" }, { $set: { signingSecret: generateSigningSecret() } });
+	return deps.webhooks.findOne({ _id: webhookId });
 }
 
 /** One attempt of `delivery`, if this worker takes it; false when another worker did. */
@@ -69,7 +82,7 @@ async function attempt(deps: WorkerDeps, delivery: DeliveryDoc, webhook: Webhook
 	if (taken === null) return "taken";
 	deps.count("attempted");
 	const body = payloadOf(taken, webhook.url);
-	const headers = webhook.signingSecret === "" ? {} : signatureHeaders(webhook.signingSecret, `msg_${taken._id}`, Math.floor(deps.now() / 1000), body);
+	const headers = signatureHeaders(webhook.signingSecret, `msg_${taken._id}`, Math.floor(deps.now() / 1000), body);
 	const outcome = await deps.post(webhook.url, headers, body);
 	const now = deps.now();
 	const mine = { _id: taken._id, state: "pending", attempts: taken.attempts };
@@ -105,7 +118,7 @@ export async function serveLane(deps: WorkerDeps, webhookId: string): Promise<nu
 				await deps.deliveries.update({ webhookId, state: "pending", dueAt: { $lt: head.dueAt } }, { $set: { dueAt: head.dueAt } }, { multi: true });
 				return delivered;
 			}
-			const webhook = await deps.webhooks.findOne({ _id: webhookId });
+			const webhook = await signableWebhook(deps, webhookId);
 			if (webhook === null) {
 				// The webhook (or its user) was deleted: nothing is left to send to, nor a lane to keep.
 				await deps.deliveries.remove({ webhookId, state: "pending" }, { multi: true });

@@ -113,6 +113,8 @@ export interface UpdateWebhookParams {
 /**
  * UpdateUserWebhook: the paths of `updateMask` (`url`, `display_name`, `signing_secret`);
  * without a mask, as upstream: the display name, and the URL and secret when given non-empty.
+ * An empty `signing_secret` under the mask rotates the secret to a generated one, as Create
+ * generates one: upstream clears it and sends unsigned, but deliveries here are always signed.
  */
 export async function updateUserWebhook(deps: WebhookDeps, params: UpdateWebhookParams, caller: Caller): Promise<JsonMessage> {
 	const { user, webhook } = await webhookFor(deps, params, caller);
@@ -128,7 +130,7 @@ export async function updateUserWebhook(deps: WebhookDeps, params: UpdateWebhook
 	for (const path of paths) {
 		if (path === "url") set.url = await parseWebhookUrl(fieldOf(body, "url"), "webhook.url", address => deps.allowedAddress(address));
 		else if (path === "display_name") set.displayName = displayNameOf(fieldOf(body, "display_name"));
-		else set.signingSecret = parseSigningSecret(fieldOf(body, "signing_secret"), "webhook.signingSecret");
+		else set.signingSecret = parseSigningSecret(fieldOf(body, "signing_secret"), "webhook.signingSecret") || generateSigningSecret();
 	}
 	const updated = await deps.webhooks.findOneAndUpdate({ _id: webhook._id, userId: user._id }, { $set: set });
 	if (!updated) throw notFound(`webhook users/${user.username}/webhooks/${webhook._id} not found`);
