@@ -27,10 +27,11 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 		gatewayUrl = cluster.gatewayUrl;
 		await startGroup("auth,instance,memos,attachments,spaces");
 		await startGroup("ai");
+		await startGroup("webhooks");
 		await waitFor("gateway readiness", async () => ((await fetch(`${gatewayUrl}/readyz`)).status === 200 ? true : undefined));
 		await signUp(gatewayUrl, "admin");
 		admin = await signIn(gatewayUrl, "admin");
-		// ai is optional: the gateway is ready before its node joins.
+		// ai and webhooks are optional: the gateway is ready before their nodes join.
 		await waitFor("every service in the cluster view", async () => (((await (await clusterView()).json()) as ClusterView).status === "ok" ? true : undefined));
 	});
 
@@ -47,7 +48,8 @@ describeCluster("cluster view, OpenAPI and reference page in cluster mode", () =
 		expect(body.nodes.map(n => [n.nodeId, n.available, n.services])).toEqual([
 			["ai-node", true, ["ai"]],
 			["auth-instance-memos-attachments-spaces-node", true, ["attachments", "auth", "instance", "memos", "spaces"]],
-			["gateway-node", true, ["gateway"]]
+			["gateway-node", true, ["gateway"]],
+			["webhooks-node", true, ["webhooks"]]
 		]);
 		for (const node of body.nodes) expect(Date.parse(node.lastHeartbeatTime)).not.toBeNaN();
 	});
