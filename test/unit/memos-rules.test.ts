@@ -1,7 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
 import { candidateBranches } from "../../services/memos/list-query.js";
 import { parseListMemosQuery } from "../../services/memos/list-params.js";
-import { assertCanDelete, assertCanUpdate, assertReadable, canRead } from "../../services/memos/memo-access.js";
+import { assertCanDelete, assertCanUpdate, assertReadable, canRead, mayRead, readableBy } from "../../services/memos/memo-access.js";
 import { parseCreateMemo } from "../../services/memos/memo-create.js";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
 import { toMemoJson } from "../../services/memos/memo-json.js";
@@ -61,6 +61,30 @@ describe("read rule (contract 1.10, 3.2)", () => {
 		expect(codeOf(() => assertReadable(spaceMemo, "m1", null, inS1))).toBe("UNAUTHENTICATED");
 		expect(canRead(memo({ visibility: "SPACE", spaceId: null }), bob, inS1)).toBe(false);
 		expect(canRead(memo({ visibility: "PRIVATE" }), bob)).toBe(false);
+	});
+
+	test("mayRead is assertReadable as a yes or no", () => {
+		const inS1: ReadonlyMap<string, "ADMIN" | "MEMBER"> = new Map([["s1", "MEMBER"]]);
+		expect(mayRead(null, alice)).toBe(false);
+		expect(mayRead(undefined, alice)).toBe(false);
+		expect(mayRead(memo({ visibility: "PUBLIC", deleteTime: 1 }), alice)).toBe(false);
+		expect(mayRead(memo({ visibility: "PUBLIC", state: "ARCHIVED" }), bob)).toBe(false);
+		expect(mayRead(memo({ visibility: "PUBLIC", state: "ARCHIVED" }), null)).toBe(false);
+		expect(mayRead(memo({ visibility: "PRIVATE", state: "ARCHIVED" }), alice)).toBe(true);
+		expect(mayRead(memo({ visibility: "PUBLIC" }), null)).toBe(true);
+		expect(mayRead(memo({ visibility: "PRIVATE" }), bob)).toBe(false);
+		expect(mayRead(memo({ visibility: "SPACE", spaceId: "s1" }), bob, inS1)).toBe(true);
+		expect(mayRead(memo({ visibility: "SPACE", spaceId: "s1" }), bob)).toBe(false);
+	});
+
+	test("readableBy: the read rule for a signed-in reader known by id and membership (live streams)", () => {
+		expect(readableBy(memo({ visibility: "PUBLIC", deleteTime: 1 }), alice.id, false)).toBe(false);
+		expect(readableBy(memo({ visibility: "PUBLIC", state: "ARCHIVED" }), bob.id, false)).toBe(false);
+		expect(readableBy(memo({ visibility: "PRIVATE", state: "ARCHIVED" }), alice.id, false)).toBe(true);
+		expect(readableBy(memo({ visibility: "PROTECTED" }), bob.id, false)).toBe(true);
+		expect(readableBy(memo({ visibility: "PRIVATE" }), bob.id, false)).toBe(false);
+		expect(readableBy(memo({ visibility: "SPACE", spaceId: "s1" }), bob.id, true)).toBe(true);
+		expect(readableBy(memo({ visibility: "SPACE", spaceId: "s1" }), bob.id, false)).toBe(false);
 	});
 
 	test("each refusal names the memo", () => {
