@@ -73,6 +73,8 @@ describe("attachment fields (contract 4.6, 8.2)", () => {
 
 	test("filenames of 255 bytes with inner dots and spaces are accepted", () => {
 		expect(parseFilename(`${"é".repeat(125)}.txt`, "f")).toHaveLength(129);
+		expect(Buffer.byteLength(parseFilename(`${"é".repeat(125)}.txt5`, "f"))).toBe(255);
+		expect(() => parseFilename(`${"é".repeat(125)}.txt56`, "f")).toThrow(expect.objectContaining({ type: "INVALID_ARGUMENT", message: "f is longer than 255 bytes" }));
 		expect(parseFilename("my report.v2.pdf", "f")).toBe("my report.v2.pdf");
 	});
 

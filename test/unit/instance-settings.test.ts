@@ -68,6 +68,9 @@ describe("setting JSON (contract 4.12, 1.3)", () => {
 		expectInvalidArgument(() => update("GENERAL", undefined, { generalSetting: { disallowUserRegistration: "yes" } }), "disallowUserRegistration");
 		expect(codeOf(() => update("GENERAL", undefined, { generalSetting: "x" }))).toBe("INVALID_ARGUMENT");
 		expect(codeOf(() => update("MEMO_RELATED", undefined, { memoRelatedSetting: { reactions: "👍" } }))).toBe("INVALID_ARGUMENT");
+		// Reactions of 1 and 64 bytes are the bounds of contract 14, both accepted.
+		expect(codeOf(() => validateSetting("MEMO_RELATED", { contentLengthLimit: 8192, reactions: ["x", "y".repeat(64)] }))).toBe("OK");
+		expectInvalidArgument(() => validateSetting("MEMO_RELATED", { contentLengthLimit: 8192, reactions: ["x", "y".repeat(65)] }), "memoRelatedSetting.reactions[1] must be 1-64 bytes");
 	});
 
 	test("a body value field of another key is INVALID_ARGUMENT", () => {

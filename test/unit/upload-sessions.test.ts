@@ -117,4 +117,10 @@ describe("staged chunks that no live session holds (start-up sweep)", () => {
 		const orphans = orphanedChunks(staged, "me", node => node === "alive", now);
 		expect(orphans.sort()).toEqual([stagedPart(own, 0), stagedPart(own, 1), "uploads/not-an-id/0", stagedPart(gone, 0), stagedPart(gone, 1)].sort());
 	});
+
+	test("a gone node's chunks written exactly the session time-out ago are kept: the session could still be live", () => {
+		const now = Date.UTC(2026, 0, 1);
+		const edge = newUploadId("gone").id;
+		expect(orphanedChunks([{ key: stagedPart(edge, 0), lastModified: new Date(now - SESSION_IDLE_MS) }], "me", () => false, now)).toEqual([]);
+	});
 });
