@@ -85,6 +85,16 @@ describe("TranscribeRequest checks, in the contract's order", () => {
 		expect(err.message).toBe(message);
 	});
 
+	test.each([
+		["audio that is no message", { audio: "x" }, "audio must be a JSON object"],
+		["no content", { audio: { filename: "a.wav" } }, "audio.content must not be empty"],
+		["empty content", { audio: { content: "", filename: "a.wav" } }, "audio.content must not be empty"],
+		["bytes of no known type, unnamed and untyped", { audio: { content: b64(Buffer.from("plain words, not audio")) } }, "audio.contentType is missing and cannot be derived"]
+	])("%s: its exact refusal", async (_name, params, message) => {
+		const err = await rejectionOf(transcribeRequest(params));
+		expect({ type: err.type, message: err.message }).toEqual({ type: "INVALID_ARGUMENT", message });
+	});
+
 	test("exactly 25 MiB is accepted", async () => {
 		const audio = await transcribeRequest({ audio: { content: b64(Buffer.alloc(MAX_AUDIO_BYTES)), filename: "a.wav" } });
 		expect(audio.bytes.length).toBe(MAX_AUDIO_BYTES);
