@@ -44,10 +44,11 @@ test("relations and attachments set on a memo are memo.updated on the live strea
 
 	const ofMemo = () => receiver.delivered().filter(r => r.body.memo.name === memo.name);
 	await waitFor("three deliveries of the memo", async () => (ofMemo().length >= 3 ? true : undefined), 30000);
-	type Sides = { relations: { relatedMemo: { name: string } }[]; attachments: { name: string }[] };
+	// The memo as upstream's Go server marshals it: snake_case keys, empty lists left out.
+	type Sides = { relations?: { related_memo: { name: string } }[]; attachments?: { name: string }[] };
 	const sides = ofMemo().map(r => {
-		const { relations, attachments } = r.body.memo as unknown as Sides;
-		return [r.body.activityType, relations.map(rel => rel.relatedMemo.name), attachments.map(a => a.name)];
+		const { relations = [], attachments = [] } = r.body.memo as unknown as Sides;
+		return [r.body.activityType, relations.map(rel => rel.related_memo.name), attachments.map(a => a.name)];
 	});
 	expect(sides).toEqual([
 		["memos.memo.created", [], []],
