@@ -3,7 +3,7 @@ import type { FileInfo } from "../../services/attachments/attachments.contract.j
 import { contentDisposition, notModified, readRange, servedContentType } from "../../services/gateway/file-headers.js";
 import { DEFAULT_TYPE, parseExternalLink, parseFilename, parseMemoRef, parseType, typeFromFilename, uploadLimitBytes } from "../../services/attachments/attachment-fields.js";
 import { newUploadId, nodeOfUploadId } from "../../services/attachments/upload/upload-sessions.js";
-import { expectInvalidArgument } from "../support/service-errors.js";
+import { codeOf, expectInvalidArgument } from "../support/service-errors.js";
 
 const INFO: FileInfo = { size: 1234, sha256: "ab".repeat(32), type: "image/png", filename: "a.png", createTime: Date.UTC(2025, 2, 1, 9, 30) };
 const ETAG = `"${INFO.sha256}"`;
@@ -127,6 +127,13 @@ describe("attachment fields (contract 4.6, 8.2)", () => {
 		for (const bad of [7, "not a url", "ftp://example.com/a", "file:///etc/passwd", "http://"]) {
 			expectInvalidArgument(() => parseExternalLink(bad, "attachment.externalLink"), "attachment.externalLink must be an http or https URL");
 		}
+	});
+
+	test("an external link is at most 2048 bytes; a filename with a lone surrogate is refused by name", () => {
+		const url = (bytes: number) => `https://example.com/${"a".repeat(bytes - "https://example.com/".length)}`;
+		expect(parseExternalLink(url(2048), "l")).toHaveLength(2048);
+		expect(codeOf(() => parseExternalLink(url(2049), "l"))).toBe("INVALID_ARGUMENT");
+		expectInvalidArgument(() => parseFilename("a\uD800b.txt", "f"), "f is not valid UTF-8 (lone surrogate)");
 	});
 
 	test("the linked memo is memos/{memo}; unset or empty is none", () => {

@@ -299,6 +299,18 @@ describe("validation limits, both sides, and what each refusal says (contract 11
 		expectInvalidArgument(() => check("TAGS", { tags: { a: { backgroundColor: { green: 1.01 } } } }), 'tagsSetting.tags["a"].backgroundColor.green must be between 0 and 1');
 	});
 
+	test("TAGS: a tag without a colour is fine; a colour component must be a number, not a numeric string", () => {
+		expect(codeOf(() => check("TAGS", { tags: { a: { blurContent: true } } }))).toBe("OK");
+		expectInvalidArgument(() => check("TAGS", { tags: { a: { backgroundColor: { red: "0.5" } } } }), 'tagsSetting.tags["a"].backgroundColor.red must be between 0 and 1');
+	});
+
+	test("AI: a provider endpoint may be http or https, nothing else", () => {
+		const ai = (endpoint: string): SettingValue => ({ providers: [{ id: "p1", title: "P", type: "OPENAI", apiKey: "k", endpoint }] });
+		expect(codeOf(() => check("AI", ai("http://127.0.0.1:8080/v1")))).toBe("OK");
+		expect(codeOf(() => check("AI", ai("https://api.example.com/v1")))).toBe("OK");
+		expectInvalidArgument(() => check("AI", ai("ftp://example.com/v1")), "aiSetting.providers[0].endpoint must be an http(s) URL");
+	});
+
 	test("NOTIFICATION: ports 0 and 65535 are the bounds; no e-mail block is nothing to check", () => {
 		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 65535 } }))).toBe("OK");
 		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 0 } }))).toBe("OK");

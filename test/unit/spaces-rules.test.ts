@@ -1,7 +1,7 @@
 import type { ServiceError } from "../../shared/errors.js";
 import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
-import { changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
+import { beginChange, changeRole, removeMember, type GuardCollections } from "../../services/spaces/admin-guard.js";
 import { memberId, type MemberDoc, type SpaceDoc, type SpaceRole } from "../../services/spaces/space-doc.js";
 import { joinableUser, readDescription, readDisplayName, readRole, readUserName } from "../../services/spaces/space-input.js";
 import type { UserRef } from "../../services/auth/auth.contract.js";
@@ -120,6 +120,15 @@ describe("at least one ADMIN (admin-guard.ts)", () => {
 		expect(admins).toBeGreaterThanOrEqual(1);
 		expect(space).toMatchObject({ adminCount: admins, memberCount: members.length });
 	}
+
+	test("a membership change is counted in on its own space only", async () => {
+		const [first, second] = [await seed(["ADMIN", "ADMIN"]), await seed(["ADMIN", "ADMIN"])];
+		await beginChange(db.spaces, second, false);
+		await beginChange(db.spaces, second, true);
+		expect(await db.spaces.findOne({ _id: second })).toMatchObject({ pendingChanges: 2, adminCount: 1 });
+		const untouched = await db.spaces.findOne({ _id: first });
+		expect([untouched?.pendingChanges, untouched?.adminCount]).toEqual([undefined, 2]);
+	});
 
 	test("concurrent demotions of every ADMIN leave one, and the counter matches", async () => {
 		for (let i = 0; i < 30; i++) {
