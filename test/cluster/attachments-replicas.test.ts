@@ -159,8 +159,14 @@ describeCluster("two attachments replicas over NATS", () => {
 		expect(alive).toContain(holder);
 		if (alive.length < 2) await startService(REPLICAS.find(id => id !== holder) as string, "attachments", replicaEnv);
 		await waitFor("both attachments replicas", async () => ((await replicasVisible()) ? true : undefined));
+		// Every node notices a killed node on its own heartbeat time-out; the next test's purge goes
+		// from the memos node to attachments, so it waits for that node's registry too.
+		const dropped = new RegExp(`Node '${holder}' disconnected`, "g");
+		const droppedByMemos = () => (cluster.procs.memos?.output().match(dropped) ?? []).length;
+		const droppedBefore = droppedByMemos();
 		await cluster.procs[holder]?.stop("SIGKILL");
 		await waitFor("the registry to drop the session's node", async () => ((await replicasVisible()) ? undefined : true));
+		await waitFor("the memos node's registry to drop the session's node", async () => (droppedByMemos() > droppedBefore ? true : undefined));
 		for (let i = 0; i < 3; i++) {
 			const lost = await upload({ uploadId, offset: "0", content: Buffer.from("abcdefgh").toString("base64") });
 			expect(lost.status).toBe(404);
