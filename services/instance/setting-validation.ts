@@ -77,7 +77,7 @@ function checkNotification(value: SettingValue): void {
 	const email = value.email as Obj | undefined;
 	if (email === undefined) return;
 	const port = email.smtpPort as number;
-	if (port < 0 || port > 65535) throw invalidArgument("notificationSetting.email.smtpPort must be between 1 and 65535");
+	if (port < 1 || port > 65535) throw invalidArgument("notificationSetting.email.smtpPort must be between 1 and 65535");
 }
 
 function checkAi(value: SettingValue, newId: () => string): void {

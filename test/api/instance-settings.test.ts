@@ -189,6 +189,21 @@ describe("UpdateInstanceSetting (11.4)", () => {
 		expect(await app.node.broker.call("instance.settingValue", { key: "NOTIFICATION" })).toMatchObject({ email: { smtpHost: "smtp.example.com", smtpPassword: "hunter2-secret" } });
 	});
 
+	test("NOTIFICATION: the SMTP port is 1-65535; 0 and 65536 are INVALID_ARGUMENT and store nothing", async () => {
+		const email = { enabled: false, smtpHost: "smtp.example.com", smtpPassword: "port-test-secret", fromEmail: "memos@example.com" };
+		for (const smtpPort of [0, 65536]) {
+			const refused = await patch("NOTIFICATION", { notificationSetting: { email: { ...email, smtpPort } } });
+			expect(refused.status).toBe(400);
+			expect(refused.body).toMatchObject({ code: 3, message: expect.stringContaining("smtpPort must be between 1 and 65535") });
+			expect(await app.node.broker.call("instance.settingValue", { key: "NOTIFICATION" })).not.toMatchObject({ email: { smtpPort } });
+		}
+		for (const smtpPort of [1, 65535]) {
+			const accepted = await patch("NOTIFICATION", { notificationSetting: { email: { ...email, smtpPort } } });
+			expect(accepted.status).toBe(200);
+			expect((accepted.body.notificationSetting as { email: Record<string, unknown> }).email.smtpPort).toBe(smtpPort);
+		}
+	});
+
 	test("AI: generated ids, default endpoint, apiKeySet/apiKeyHint for admins, reduced view for users, keys never returned", async () => {
 		const res = await patch("AI", {
 			aiSetting: {

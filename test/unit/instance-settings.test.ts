@@ -311,10 +311,11 @@ describe("validation limits, both sides, and what each refusal says (contract 11
 		expectInvalidArgument(() => check("AI", ai("ftp://example.com/v1")), "aiSetting.providers[0].endpoint must be an http(s) URL");
 	});
 
-	test("NOTIFICATION: ports 0 and 65535 are the bounds; no e-mail block is nothing to check", () => {
+	test("NOTIFICATION: ports 1 and 65535 are the bounds; no e-mail block is nothing to check", () => {
+		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 1 } }))).toBe("OK");
 		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 65535 } }))).toBe("OK");
-		expect(codeOf(() => check("NOTIFICATION", { email: { smtpPort: 0 } }))).toBe("OK");
 		expect(codeOf(() => check("NOTIFICATION", {}))).toBe("OK");
+		expectInvalidArgument(() => check("NOTIFICATION", { email: { smtpPort: 0 } }), "notificationSetting.email.smtpPort must be between 1 and 65535");
 		expectInvalidArgument(() => check("NOTIFICATION", { email: { smtpPort: 65536 } }), "notificationSetting.email.smtpPort must be between 1 and 65535");
 	});
 
