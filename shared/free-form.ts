@@ -75,3 +75,27 @@ export function checkUrlLength(url: string, field: string): string {
 	if (Buffer.byteLength(url, "utf8") > MAX_URL_BYTES) throw invalidArgument(`${field} must be at most ${MAX_URL_BYTES} bytes`);
 	return url;
 }
+
+/**
+ * `text` as an absolute http or https URL (resolved against `base` when given), or null when it
+ * does not parse or names another scheme. A parsed http(s) URL always has a host, so callers
+ * need not check for one. Each caller words its own refusal and applies its own limits.
+ */
+export function parseHttpUrl(text: string, base?: string): URL | null {
+	const url = URL.parse(text, base);
+	return url !== null && (url.protocol === "http:" || url.protocol === "https:") ? url : null;
+}
+
+/**
+ * A required URL field (webhook `url`, link metadata `url`): a string, trimmed, not empty, at
+ * most 2048 bytes, http or https. Returns the trimmed text and its parsed form.
+ */
+export function requiredHttpUrl(raw: unknown, field: string): { text: string; url: URL } {
+	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
+	const text = raw.trim();
+	if (text === "") throw invalidArgument(`${field} is required`);
+	checkUrlLength(text, field);
+	const url = parseHttpUrl(text);
+	if (url === null) throw invalidArgument(URL.canParse(text) ? `${field} must be an http or https URL` : `${field} is not a valid URL`);
+	return { text, url };
+}

@@ -1,6 +1,6 @@
 import mime from "mime-types";
 import { invalidArgument } from "../../shared/errors.js";
-import { checkUrlLength, hasLoneSurrogate } from "../../shared/free-form.js";
+import { checkUrlLength, hasLoneSurrogate, parseHttpUrl } from "../../shared/free-form.js";
 import { parseName } from "../../shared/names.js";
 import { stringOf } from "../../shared/request-message.js";
 
@@ -50,13 +50,7 @@ export function parseExternalLink(raw: unknown, field: string): string {
 	if (raw === undefined || raw === "") return "";
 	if (typeof raw !== "string") throw invalid();
 	checkUrlLength(raw, field);
-	let url: URL;
-	try {
-		url = new URL(raw);
-	} catch {
-		throw invalid();
-	}
-	if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") throw invalid();
+	if (parseHttpUrl(raw) === null) throw invalid();
 	return raw;
 }
 

@@ -1,6 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
 import { alreadyExists, failedPrecondition, invalidArgument, notFound } from "../../shared/errors.js";
 import { parseUpdateMask } from "../../shared/field-mask.js";
+import { parseHttpUrl } from "../../shared/free-form.js";
 import { resolveId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { enumOf, fieldOf, messageOf, stringOf } from "../../shared/request-message.js";
@@ -39,13 +40,7 @@ function required(value: unknown, field: string): string {
 
 function httpUrl(value: unknown, field: string): string {
 	const text = required(value, field);
-	let url: URL | undefined;
-	try {
-		url = new URL(text);
-	} catch {
-		url = undefined;
-	}
-	if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw invalidArgument(`${field} must be an http(s) URL`);
+	if (parseHttpUrl(text) === null) throw invalidArgument(`${field} must be an http(s) URL`);
 	return text;
 }
 

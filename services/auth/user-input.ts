@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../shared/errors.js";
-import { checkUrlLength } from "../../shared/free-form.js";
+import { checkUrlLength, parseHttpUrl } from "../../shared/free-form.js";
 import { ID_PATTERN } from "../../shared/ids.js";
 import { stringOf } from "../../shared/request-message.js";
 
@@ -44,12 +44,6 @@ export function checkAvatarUrl(value: unknown, field: string): string {
 		return url;
 	}
 	checkUrlLength(url, field);
-	let parsed: URL | undefined;
-	try {
-		parsed = new URL(url);
-	} catch {
-		parsed = undefined;
-	}
-	if (parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "") return url;
+	if (parseHttpUrl(url) !== null) return url;
 	throw invalidArgument(`${field} must be an http(s) URL or a data:image/(png|jpeg|gif|webp);base64 URI`);
 }

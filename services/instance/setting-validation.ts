@@ -1,4 +1,5 @@
 import { invalidArgument } from "../../shared/errors.js";
+import { parseHttpUrl } from "../../shared/free-form.js";
 import { generateId } from "../../shared/ids.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
 import type { SettingValue } from "./setting-json.js";
@@ -16,16 +17,6 @@ export const OPENAI_DEFAULT_ENDPOINT = "https://api.openai.com/v1";
 const list = (value: unknown): Obj[] => (Array.isArray(value) ? (value as Obj[]) : []);
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 const chars = (value: string): number => [...value].length;
-
-function checkHttpUrl(value: string, field: string): void {
-	let url: URL;
-	try {
-		url = new URL(value);
-	} catch {
-		throw invalidArgument(`${field} must be an http(s) URL`);
-	}
-	if (url.protocol !== "http:" && url.protocol !== "https:") throw invalidArgument(`${field} must be an http(s) URL`);
-}
 
 function checkGeneral(value: SettingValue): void {
 	const offset = value.weekStartDayOffset as number;
@@ -92,7 +83,7 @@ function checkAi(value: SettingValue, newId: () => string): void {
 		if (provider.type !== "OPENAI" && provider.type !== "GEMINI") throw invalidArgument(`${field}.type must be OPENAI or GEMINI`);
 		if (text(provider.apiKey) === "") throw invalidArgument(`${field}.apiKey is required (none is stored for this provider)`);
 		if (provider.type === "OPENAI" && text(provider.endpoint) === "") provider.endpoint = OPENAI_DEFAULT_ENDPOINT;
-		if (text(provider.endpoint) !== "") checkHttpUrl(text(provider.endpoint), `${field}.endpoint`);
+		if (text(provider.endpoint) !== "" && parseHttpUrl(text(provider.endpoint)) === null) throw invalidArgument(`${field}.endpoint must be an http(s) URL`);
 	}
 	const transcription = value.transcription as Obj | undefined;
 	if (transcription === undefined) return;

@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { MAX_URL_BYTES } from "../../../shared/free-form.js";
+import { MAX_URL_BYTES, parseHttpUrl } from "../../../shared/free-form.js";
 
 export interface PageMetadata {
 	title: string;
@@ -19,13 +19,8 @@ function clip(text: string, max: number): string {
 /** An absolute http(s) URL for `raw` against `base`, at most 2048 bytes, else "". */
 function absoluteImage(raw: string | undefined, base: string): string {
 	if (raw === undefined || raw.trim() === "") return "";
-	let resolved: URL;
-	try {
-		resolved = new URL(raw.trim(), base);
-	} catch {
-		return "";
-	}
-	if (resolved.protocol !== "http:" && resolved.protocol !== "https:") return "";
+	const resolved = parseHttpUrl(raw.trim(), base);
+	if (resolved === null) return "";
 	const href = resolved.href;
 	return Buffer.byteLength(href) <= MAX_URL_BYTES ? href : "";
 }

@@ -1,6 +1,6 @@
 import { BoundedCache } from "../../../shared/cache/bounded-cache.js";
 import { invalidArgument } from "../../../shared/errors.js";
-import { checkUrlLength } from "../../../shared/free-form.js";
+import { requiredHttpUrl } from "../../../shared/free-form.js";
 import { addressRule } from "../../../shared/net/address-guard.js";
 import { extractMetadata, type PageMetadata } from "./extract-metadata.js";
 import { FETCH_LIMITS, FetchFailed, fetchPage } from "./fetch-page.js";
@@ -30,18 +30,7 @@ export function linkMetadataCache(): LinkMetadataCache {
 
 /** A requested URL, trimmed: http or https, at most 2048 bytes (contract 7.12). */
 export function parseLinkUrl(raw: unknown, field: string): string {
-	if (typeof raw !== "string") throw invalidArgument(`${field} must be a string`);
-	const url = raw.trim();
-	if (url === "") throw invalidArgument(`${field} is required`);
-	checkUrlLength(url, field);
-	let parsed: URL;
-	try {
-		parsed = new URL(url);
-	} catch {
-		throw invalidArgument(`${field} is not a valid URL`);
-	}
-	if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw invalidArgument(`${field} must be an http or https URL`);
-	return url;
+	return requiredHttpUrl(raw, field).text;
 }
 
 /** `urls` of BatchGetLinkMetadata: 1-10 URLs (contract 7.12). */
