@@ -1,5 +1,6 @@
 import type { Caller } from "../../shared/caller.js";
 import { defineAction, defineApiAction, defineEvent, type ApiAnswer, type ApiParams } from "../../shared/contract.js";
+import { PAGE_SIZE_MAX } from "../../shared/paging/page-token.js";
 
 /** The auth service's published boundary: what other services and the gateway may use of it. */
 
@@ -33,6 +34,9 @@ export const ACCESS_TOKEN_MAX_LENGTH = 2048;
 /** BatchGetUsers answers at most this many usernames per call (contract 16). */
 export const BATCH_GET_USERS_MAX = 100;
 
+/** `auth.userMessages` answers at most this many ids per call: a page of notifications at its largest. */
+export const USER_MESSAGES_MAX = PAGE_SIZE_MAX;
+
 /** Who to look up: internal ids and/or usernames. */
 export interface LookupUsersParams {
 	ids?: string[];
@@ -65,6 +69,12 @@ export interface MemoChangeRecord {
 export const authActions = {
 	/** Users by internal id or by username (one call per request, never one per item); unknown ones are left out. */
 	lookupUsers: defineAction<LookupUsersParams, UserRef[]>("auth.lookupUsers"),
+	/**
+	 * The User message of each of these users by internal id, whatever their state (an archived
+	 * user included, as upstream shows a notification's sender), as the caller of the request
+	 * sees it (`email` for the user themself and admins); unknown ids are left out. One call per page.
+	 */
+	userMessages: defineAction<{ ids: string[] }, Record<string, Record<string, unknown>>>("auth.userMessages"),
 	stats: defineAction<undefined, { userCount: number }>("auth.stats"),
 	setupState: defineAction<undefined, SetupState>("auth.setupState"),
 	verifyAccessToken: defineAction<{ token: string }, Caller>("auth.verifyAccessToken"),

@@ -12,7 +12,7 @@ import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { issueAccessToken, verifiedTokensCache, verifyAccessToken, type AccessTokenClaims, type VerifiedTokens } from "./access-token.js";
 import { activeCaller, activeUsersCache } from "./active-users.js";
 import { ensureAuthIndexes } from "./auth-indexes.js";
-import { authEvents, type AvatarImage, type SetupState, type UserRef } from "./auth.contract.js";
+import { authEvents, USER_MESSAGES_MAX, type AvatarImage, type SetupState, type UserRef } from "./auth.contract.js";
 import type { AuthDeps, GeneralSetting } from "./auth-deps.js";
 import { createUser, type CreateUserParams } from "./create-user.js";
 import { USER_DATA_CLEANUP_ACTIONS, deleteUser } from "./delete-user.js";
@@ -97,6 +97,15 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 					{ projection: { username: 1, role: 1, state: 1 } }
 				);
 				return found.map(u => ({ id: u._id, username: u.username, role: u.role, state: u.state }));
+			}
+		},
+
+		userMessages: {
+			visibility: "public",
+			params: { ids: { type: "array", items: "string", max: USER_MESSAGES_MAX } },
+			async handler(ctx: Context<{ ids: string[] }, RequestMeta>): Promise<Record<string, Record<string, unknown>>> {
+				const found = ctx.params.ids.length === 0 ? [] : await this.users().find({ _id: { $in: ctx.params.ids } });
+				return Object.fromEntries(found.map(user => [user._id, toUserJson(user, mayReadEmail(ctx.meta.user, user))]));
 			}
 		},
 

@@ -89,7 +89,7 @@ export const OPERATION_DOCS: Record<string, OperationDoc> = {
 	UpdateShortcut: { tag: "ShortcutService", query: ["updateMask"], request: "Shortcut", response: "Shortcut" },
 	DeleteShortcut: { tag: "ShortcutService" },
 	// Contract 17
-	ListUserNotifications: { tag: "UserService", query: [...PAGE, "filter"], response: "ListUserNotificationsResponse", description: "`filter` is not supported: a non-empty one is INVALID_ARGUMENT." },
+	ListUserNotifications: { tag: "UserService", query: [...PAGE, "filter"], response: "ListUserNotificationsResponse", description: "`filter` is accepted and ignored, as upstream v0.30.0 ignores it." },
 	UpdateUserNotification: { tag: "UserService", query: ["updateMask"], request: "UserNotification", response: "UserNotification" },
 	DeleteUserNotification: { tag: "UserService" },
 	// Contract 7

@@ -41,7 +41,8 @@ export async function changeReaders(deps: MemosDeps, changes: readonly ChangeToC
 	const ids = [...new Set(subjects.flatMap(s => [s.memoId, s.parentId]).filter((id): id is string => typeof id === "string"))];
 	const memos = new Map((ids.length === 0 ? [] : await deps.store.memos.find({ _id: { $in: ids } })).map(memo => [memo._id, memo]));
 	const spaceIds = [...new Set([...memos.values()].flatMap(memo => (memo.visibility === "SPACE" && memo.spaceId !== null ? [memo.spaceId] : [])))];
-	const bySpace = spaceIds.length === 0 ? {} : await deps.peers.membersOfSpaces(spaceIds, [...userIds]);
+	// Unknown memberships (older spaces nodes) fail closed: a SPACE memo's change goes to its creator alone.
+	const bySpace = (spaceIds.length === 0 ? {} : await deps.peers.membersOfSpaces(spaceIds, [...userIds])) ?? {};
 	const members = new Map(Object.entries(bySpace).map(([spaceId, ids]) => [spaceId, new Set(ids)]));
 
 	const readersOf = (memo: MemoDoc | undefined): ChangeReaders => {

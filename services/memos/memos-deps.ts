@@ -16,8 +16,11 @@ export interface MemosPeers {
 	spacesOf(caller: Caller | null): Promise<SpaceRoles>;
 	/** Whether the space exists, and the roles in it of those of `userIds` who are members. */
 	spaceMembers(spaceId: string, userIds: string[]): Promise<{ exists: boolean; roles: Record<string, string> }>;
-	/** Those of `userIds` who are members of each of `spaceIds`, by space, in one call. */
-	membersOfSpaces(spaceIds: string[], userIds: string[]): Promise<Record<string, string[]>>;
+	/**
+	 * Those of `userIds` who are members of each of `spaceIds`, by space, in one call; null while
+	 * the spaces nodes running predate the call (a rolling deploy): no membership is known then.
+	 */
+	membersOfSpaces(spaceIds: string[], userIds: string[]): Promise<Record<string, string[]> | null>;
 	/** `users/{username}` per user id, in one call. */
 	userNames(ids: Iterable<string>): Promise<Map<string, string>>;
 	/** The visibility of the user's new memos that name none (user setting GENERAL, contract 16). */

@@ -9,11 +9,12 @@ import { formatName } from "../../shared/names.js";
 import { pageSizeParam } from "../../shared/paging/list-page.js";
 import { queryBoolOf } from "../../shared/request-message.js";
 import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
+import { isActionNotYetOffered } from "../../shared/runtime/call-failures.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
-import { authActions, BATCH_GET_USERS_MAX } from "../auth/auth.contract.js";
+import { authActions } from "../auth/auth.contract.js";
 import { spacesActions, spacesEvents, type SpaceMemberEvent } from "../spaces/spaces.contract.js";
 import { changeReaders } from "./change-readers.js";
 import { createMemoComment, listMemoComments } from "./comments.js";
@@ -65,6 +66,8 @@ interface MemosMethods extends InstanceSettingsMethods {
 	deps(caller: Context | ServiceBroker): MemosDeps;
 	/** Epoch ms; a method so tests can replace the clock the purge runs on. */
 	clockNow(): number;
+	/** Logs `message` as a warning the first time `key` comes, never again in this process. */
+	warnOnce(key: string, message: string): void;
 	purgeExpiredMemos(now: number): Promise<number>;
 	/** The outbox's relay pass (memo-outbox.ts), one at a time; tests run it directly. */
 	relayOutbox(): Promise<void>;
@@ -76,6 +79,8 @@ interface MemosVars {
 	/** The caller's spaces and roles per user id, dropped by the spaces service's membership events. */
 	membershipCache: BoundedCache<string, Promise<SpaceRoles>>;
 	linkCache: LinkMetadataCache;
+	/** The keys of the warnings `warnOnce` has logged. */
+	warned: Set<string>;
 	purgeTimer?: NodeJS.Timeout;
 	notifyTimer?: NodeJS.Timeout;
 	relayTimer?: NodeJS.Timeout;
@@ -115,19 +120,13 @@ async function userStatsDeps(deps: MemosDeps, ctx: Ctx<unknown>): Promise<UserSt
 	};
 }
 
-/** What the notification operations read with, for the caller of `ctx`; sender User messages in batches BatchGetUsers accepts. */
+/** What the notification operations read with, for the caller of `ctx` (who sees the senders' User messages). */
 function notificationDeps(deps: MemosDeps, ctx: Ctx<unknown>): NotificationDeps {
 	return {
 		notifications: deps.store.notifications,
 		memos: deps.store.memos,
 		userIds: usernames => deps.peers.userIds(usernames),
-		userNames: ids => deps.peers.userNames(ids),
-		async usersJson(usernames) {
-			const batches: string[][] = [];
-			for (let i = 0; i < usernames.length; i += BATCH_GET_USERS_MAX) batches.push(usernames.slice(i, i + BATCH_GET_USERS_MAX));
-			const answers = await Promise.all(batches.map(batch => call(ctx, authActions.batchGetUsers, { usernames: batch })));
-			return answers.flatMap(answer => answer.users as Record<string, unknown>[]);
-		},
+		usersById: async ids => new Map(ids.length === 0 ? [] : Object.entries(await call(ctx, authActions.userMessages, { ids }))),
 		spacesOf: caller => deps.peers.spacesOf(caller)
 	};
 }
@@ -503,7 +502,15 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 						});
 					},
 					spaceMembers: (spaceId, userIds) => call(caller, spacesActions.spaceMembers, { spaceId, userIds }),
-					membersOfSpaces: (spaceIds, userIds) => call(caller, spacesActions.membersOfSpaces, { spaceIds, userIds }),
+					membersOfSpaces: async (spaceIds, userIds) => {
+						try {
+							return await call(caller, spacesActions.membersOfSpaces, { spaceIds, userIds });
+						} catch (err) {
+							if (!isActionNotYetOffered(this.broker, spacesActions.membersOfSpaces, err)) throw err;
+							this.warnOnce(spacesActions.membersOfSpaces.name, `the running spaces nodes do not offer ${spacesActions.membersOfSpaces.name} yet (a rolling deploy?): live-stream changes of SPACE memos reach only their creators until they do`);
+							return null;
+						}
+					},
 					async userNames(userIds) {
 						const ids = [...new Set(userIds)];
 						const names = new Map<string, string>();
@@ -543,6 +550,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			return Date.now();
 		},
 
+		warnOnce(key: string, message: string): void {
+			if (this.warned.has(key)) return;
+			this.warned.add(key);
+			this.logger.warn(message);
+		},
+
 		purgeExpiredMemos(now: number): Promise<number> {
 			return purgeExpiredMemos(this.deps(this.broker), now);
 		},
@@ -565,6 +578,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	created() {
 		this.membershipCache = new BoundedCache({ ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_CACHE_USERS });
 		this.linkCache = linkMetadataCache();
+		this.warned = new Set();
 	},
 
 	async started() {

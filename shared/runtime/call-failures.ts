@@ -1,4 +1,5 @@
-import type { BrokerOptions } from "moleculer";
+import type { BrokerOptions, ServiceBroker } from "moleculer";
+import type { AnyActionRef } from "../contract.js";
 
 /**
  * Failures of the cluster rather than of the request: Moleculer raises these when a call
@@ -34,6 +35,15 @@ const RETRYABLE = new Set(["RequestRejectedError", "ServiceNotAvailableError", "
 
 export function isRetryableFailure(err: unknown): boolean {
 	return RETRYABLE.has(errorName(err));
+}
+
+/**
+ * Whether `err`, from a call of `action`, says that no node offers the action while nodes of
+ * its service run: those nodes predate it (a rolling deploy), rather than the service being down.
+ */
+export function isActionNotYetOffered(broker: Pick<ServiceBroker, "registry">, action: AnyActionRef, err: unknown): boolean {
+	if (errorName(err) !== "ServiceNotFoundError") return false;
+	return broker.registry.getServiceList({ onlyAvailable: true }).some(service => service.name === action.service);
 }
 
 /** Attempts after the first for an idempotent call; other calls are never retried. */

@@ -8,10 +8,8 @@ import type { NotificationDoc } from "./notification-doc.js";
 
 /** What a page of notifications is shown with, read once per page (user-notifications.ts). */
 export interface NotificationView {
-	/** `users/{username}` per sender id. */
-	senders: ReadonlyMap<string, string>;
-	/** The User message per `users/{username}` of the senders that are active. */
-	senderUsers: ReadonlyMap<string, Record<string, unknown>>;
+	/** The User message per sender id, an archived sender's too (as upstream); a deleted sender has none. */
+	senders: ReadonlyMap<string, Record<string, unknown>>;
 	/** The memos the notifications name that are not deleted. */
 	memos: ReadonlyMap<string, MemoDoc>;
 	/** The recipient, and their spaces: the payload shows only what they can read now. */
@@ -20,16 +18,15 @@ export interface NotificationView {
 }
 
 /**
- * The UserNotification message (upstream v0.30.0): `senderUser` omitted when the sender is no
- * longer active. The payload (`memoComment` or `memoMention`, one of a oneof) is shown only
+ * The UserNotification message (upstream v0.30.0): `sender` and `senderUser` whatever the
+ * sender's state (DeleteUser removes a user's notifications with them). The payload (`memoComment` or `memoMention`, one of a oneof) is shown only
  * while the recipient can read its memo (for a comment, both memos), as upstream decides it
  * when listing: after the memo is deleted, archived or hidden from them, the notification
  * stays, without it. A mention's `relatedMemo` (the commented memo) is "" unless readable too.
  */
 export function notificationJson(doc: NotificationDoc, recipient: string, view: NotificationView): Record<string, unknown> {
-	const sender = view.senders.get(doc.senderId) ?? "";
-	const json: Record<string, unknown> = { name: `users/${recipient}/notifications/${doc._id}`, sender };
-	const senderUser = view.senderUsers.get(sender);
+	const senderUser = view.senders.get(doc.senderId);
+	const json: Record<string, unknown> = { name: `users/${recipient}/notifications/${doc._id}`, sender: senderUser?.name ?? "" };
 	if (senderUser !== undefined) json.senderUser = senderUser;
 	Object.assign(json, { status: doc.status, createTime: toTimestamp(doc.createTime), type: doc.type });
 	const readable = (id: string | null) => {

@@ -22,10 +22,8 @@ export interface NotificationDeps {
 	memos: Collection<MemoDoc>;
 	/** User ids per username, in one call. */
 	userIds(usernames: string[]): Promise<Map<string, string>>;
-	/** `users/{username}` per user id, in one call. */
-	userNames(ids: Iterable<string>): Promise<Map<string, string>>;
-	/** The User messages of the active users of these usernames, as the caller may see them, in one call. */
-	usersJson(usernames: string[]): Promise<Record<string, unknown>[]>;
+	/** The User message per user id, whatever the user's state, as the caller may see it, in one call. */
+	usersById(ids: string[]): Promise<Map<string, Record<string, unknown>>>;
 	/** The caller's spaces and roles. */
 	spacesOf(caller: Caller): Promise<SpaceRoles>;
 }
@@ -37,19 +35,17 @@ const recipientOf = (deps: NotificationDeps, username: unknown, caller: Caller) 
 
 /** What the notifications' JSON needs besides themselves, read for a whole page at once (notification-json.ts). */
 async function viewOf(deps: NotificationDeps, docs: readonly NotificationDoc[], caller: Caller): Promise<NotificationView> {
-	if (docs.length === 0) return { senders: new Map(), senderUsers: new Map(), memos: new Map(), caller, spaces: new Map() };
+	if (docs.length === 0) return { senders: new Map(), memos: new Map(), caller, spaces: new Map() };
 	const memoIds = [...new Set(docs.flatMap(doc => (doc.relatedMemoId === null ? [doc.memoId] : [doc.memoId, doc.relatedMemoId])))];
 	const [senders, memos, spaces] = await Promise.all([
-		deps.userNames(docs.map(doc => doc.senderId)),
+		deps.usersById([...new Set(docs.map(doc => doc.senderId))]),
 		deps.memos.find({ _id: { $in: memoIds }, deleteTime: null }),
 		deps.spacesOf(caller)
 	]);
-	const usernames = [...senders.values()].map(name => name.slice("users/".length));
-	const senderUsers = new Map((await deps.usersJson(usernames)).map(user => [user.name as string, user]));
-	return { senders, senderUsers, memos: new Map(memos.map(memo => [memo._id, memo])), caller, spaces };
+	return { senders, memos: new Map(memos.map(memo => [memo._id, memo])), caller, spaces };
 }
 
-/** ListUserNotifications: newest first, paged (contract 1.7); `filter` is not supported (upstream ignores it). */
+/** ListUserNotifications: newest first, paged (contract 1.7); `filter` is accepted and ignored, as upstream v0.30.0 does. */
 export async function listUserNotifications(
 	deps: NotificationDeps,
 	params: { user?: unknown; pageSize?: unknown; pageToken?: unknown; filter?: unknown },
@@ -57,7 +53,8 @@ export async function listUserNotifications(
 ): Promise<Record<string, unknown>> {
 	const recipient = await recipientOf(deps, params.user, caller);
 	if (params.pageToken !== undefined && typeof params.pageToken !== "string") throw invalidArgument("pageToken must be a string");
-	if (stringOf(params.filter, "filter").trim() !== "") throw invalidArgument("filter is not supported on notifications");
+	// A string as upstream's field is, whose value upstream's handler never reads.
+	stringOf(params.filter, "filter");
 	const page = await listPage(deps.notifications, {
 		operation: LIST_USER_NOTIFICATIONS,
 		query: { user: recipient.id },
