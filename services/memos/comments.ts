@@ -9,6 +9,7 @@ import type { MemoDoc } from "./memo-doc.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
+import { groupedRead, pinnedSplit } from "./memos-store.js";
 import { readableBranches } from "./readable-query.js";
 
 const LIST_MEMO_COMMENTS = "ListMemoComments";
@@ -66,6 +67,8 @@ export async function listMemoComments(
 	const spaces = await deps.peers.spacesOf(caller);
 	assertReadable(await memos.findOne({ _id: parentId }), parentId, caller, spaces);
 	const bound = { memo: parentId, orderBy, caller: caller?.id ?? null };
+	const groupedBy = groupedRead(sort);
+	// Comments are memos: their compound orders are served by the same indexes (memos-store.ts).
 	return listPage(memos, {
 		operation: LIST_MEMO_COMMENTS,
 		query: bound,
@@ -73,6 +76,8 @@ export async function listMemoComments(
 		pageToken,
 		sort,
 		keyTypes: SORT_KEY_TYPES,
-		branches: readableCommentBranches(parentId, caller, [...spaces.keys()])
+		branches: readableCommentBranches(parentId, caller, [...spaces.keys()]),
+		...(pinnedSplit(sort) ? { splitBy: "pinned" } : {}),
+		...(groupedBy === undefined ? {} : { groupedBy })
 	});
 }

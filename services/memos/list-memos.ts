@@ -6,7 +6,7 @@ import type { ListMemosQuery } from "./list-params.js";
 import { candidateBranches, candidateTags } from "./list-query.js";
 import type { MemoDoc } from "./memo-doc.js";
 import type { MemosDeps } from "./memos-deps.js";
-import { pinnedSplit } from "./memos-store.js";
+import { groupedRead, pinnedSplit } from "./memos-store.js";
 
 const LIST_MEMOS = "ListMemos";
 
@@ -34,6 +34,7 @@ export async function listMemos(deps: MemosDeps, caller: Caller | null, query: L
 	const branches = candidateBranches(caller, query.state, query.showDeleted, [...(await deps.peers.spacesOf(caller)).keys()]);
 	const creatorIds = branches.length > 0 && filter.usernames.length > 0 ? await deps.peers.userIds(filter.usernames) : new Map<string, string>();
 	const tags = filter.readsTags ? await candidateTags(deps.store.memos, branches) : undefined;
+	const groupedBy = groupedRead(sort);
 	return listPage(deps.store.memos, {
 		operation: LIST_MEMOS,
 		query: bound,
@@ -43,6 +44,7 @@ export async function listMemos(deps: MemosDeps, caller: Caller | null, query: L
 		keyTypes: SORT_KEY_TYPES,
 		branches,
 		where: compileMemoFilter(filter, { now, creatorIds, tags }),
-		...(pinnedSplit(sort) ? { splitBy: "pinned" } : {})
+		...(pinnedSplit(sort) ? { splitBy: "pinned" } : {}),
+		...(groupedBy === undefined ? {} : { groupedBy })
 	});
 }

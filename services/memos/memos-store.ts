@@ -52,9 +52,14 @@ export function memosStore(documents: DocumentStore): MemosStore {
  * every order that names it or has two keys before the tie-breaker (`pinnedSplit`): it drops out
  * of the order wherever it stands, and the compound orders share the indexes that begin with it.
  * Served: every order of `pinned` (anywhere) with at most two of create_time, update_time and
- * name, in any directions. Not served, a blocking sort on MongoDB: create_time and update_time
- * both followed by name (16 more indexes per owner group would be needed); the rare exact ties
- * of two times make `name` there no more than a tie-breaker, which the sequence already is.
+ * name, in any directions.
+ *
+ * Both time keys followed by `name` would need 8 more indexes per owner group (two key orders,
+ * four direction patterns each: 78 indexes with _id's). There `name` decides only between
+ * memos equal on both times, so such an order is read as a grouped order (`groupedRead`,
+ * shared/paging/list-page.ts): the same two times with the sequence after them, which the
+ * indexes above give, and the groups a page can end in read again by `_id` through one index
+ * per owner group whose time keys are equalities there (the last tail below).
  */
 const PREFIX = { parentId: 1, state: 1, deleteTime: 1 } as const;
 const OWNER_GROUPS: Record<string, 1>[] = [{ creatorId: 1 }, { visibility: 1 }, { visibility: 1, spaceId: 1 }];
@@ -75,12 +80,28 @@ const SORT_TAILS: Record<string, 1 | -1>[] = [
 	{ pinned: -1, createTime: -1, _id: -1 },
 	{ pinned: -1, createTime: -1, _id: 1 },
 	{ pinned: -1, updateTime: -1, _id: -1 },
-	{ pinned: -1, updateTime: -1, _id: 1 }
+	{ pinned: -1, updateTime: -1, _id: 1 },
+	// One group of equal times (and pinned) by name, either way, for both key orders.
+	{ pinned: -1, createTime: -1, updateTime: -1, _id: -1 }
 ];
 
 /** Whether a ListMemos order is served by the indexes that begin with `pinned` (see above). */
 export function pinnedSplit(sort: Sort): boolean {
 	return Object.keys(sort).filter(key => key !== "seq").length > 1;
+}
+
+/**
+ * For an order of both time keys then `name` (`pinned` anywhere), the order its groups are read
+ * in: the same keys with the sequence in place of `name`, in the last time key's direction, as
+ * the tails above have it; undefined for every other order.
+ */
+export function groupedRead(sort: Sort): Sort | undefined {
+	const keys = Object.keys(sort).filter(key => key !== "pinned");
+	const times = ["createTime", "updateTime"];
+	if (keys.length !== 3 || keys[2] !== "_id" || !times.includes(keys[0]) || !times.includes(keys[1])) return undefined;
+	const read: Sort = Object.fromEntries(Object.entries(sort).filter(([key]) => key !== "_id"));
+	read.seq = sort[keys[1]];
+	return read;
 }
 
 const MEMO_INDEXES: readonly IndexSpec[] = [

@@ -32,6 +32,14 @@ export interface ListPageSpec {
 	 * that begin the order with it serve this order (memos-store.ts: compound memo orders).
 	 */
 	splitBy?: string;
+	/**
+	 * For an order whose last key is unique and decides only between items equal on every key
+	 * before it (a group), another order of the same groups that an index gives, with another
+	 * tie-breaker: a branch is read in it, and the groups a page can end inside are read again
+	 * whole up to the page's length, in the last key's order (memos-store.ts: two time keys then
+	 * `name`). A page then costs at most three reads of pageSize + 1 entries per branch.
+	 */
+	groupedBy?: Sort;
 }
 
 export interface Page<T> {
@@ -58,10 +66,14 @@ export function pageOf<T extends object>(candidates: readonly T[], spec: Pick<Li
 
 /** Merges sorted runs into one sorted list without duplicates (by `_id`), keeping at most `limit`. */
 export function mergeSorted<T extends Doc>(runs: readonly (readonly T[])[], sort: Sort, limit: number): T[] {
-	if (runs.length === 1) return runs[0].slice(0, limit);
+	return runs.length === 1 ? runs[0].slice(0, limit) : sortedUnique(runs.flat(), sort, limit);
+}
+
+/** `docs` in `sort` order without duplicates (by `_id`), at most `limit`. */
+function sortedUnique<T extends Doc>(docs: T[], sort: Sort, limit: number): T[] {
 	const seen = new Set<string>();
 	const merged: T[] = [];
-	for (const doc of runs.flat().sort(sortComparator(sort))) {
+	for (const doc of docs.sort(sortComparator(sort))) {
 		if (seen.has(doc._id)) continue;
 		seen.add(doc._id);
 		merged.push(doc);
@@ -91,12 +103,50 @@ export async function listPage<T extends Doc>(collection: Collection<T>, spec: L
 	const limit = spec.pageSize + 1;
 	const runs = await Promise.all(
 		splitOnBooleans(spec).map(branch => {
+			const read = (conditions: Filter[], sort: Sort) => {
+				const shared = [...where, ...conditions.filter(condition => Object.keys(condition).length > 0)];
+				return collection.find(shared.length === 0 ? branch : { $and: [branch, ...shared] }, { sort, limit });
+			};
+			if (spec.groupedBy !== undefined) return readGrouped(spec, spec.groupedBy, position, read, branch);
 			const after = position === null ? {} : afterPosition(spec.sort, position, fixedKeys(branch, spec.sort, spec.keyTypes));
-			if (after === null) return [];
-			const shared = Object.keys(after).length === 0 ? where : [...where, after];
-			const filter = shared.length === 0 ? branch : { $and: [branch, ...shared] };
-			return collection.find(filter, { sort: spec.sort, limit });
+			return after === null ? [] : read([after], spec.sort);
 		})
 	);
 	return pageOf(mergeSorted(runs, spec.sort, limit), spec);
+}
+
+/**
+ * One branch of a grouped order (`groupedBy`), sorted by `spec.sort`: the rest of the
+ * position's group in the last key's order, the groups after it in `readOrder`, and, when that
+ * read fills the page, the whole of its last group (as far as a page goes) in the last key's
+ * order, since `readOrder` may have cut that group at other members than the page order would.
+ */
+async function readGrouped<T extends Doc>(
+	spec: ListPageSpec,
+	readOrder: Sort,
+	position: Position | null,
+	read: (conditions: Filter[], sort: Sort) => Promise<T[]>,
+	branch: Filter
+): Promise<T[]> {
+	const keys = Object.keys(spec.sort);
+	const last = keys[keys.length - 1];
+	const groupKeys = keys.slice(0, -1);
+	const byLast: Sort = { [last]: spec.sort[last] };
+	const groupOf = (doc: Record<string, unknown>): Filter => Object.fromEntries(groupKeys.map(key => [key, doc[key]]));
+	const groupSort: Sort = Object.fromEntries(groupKeys.map(key => [key, spec.sort[key]]));
+	const fixed = fixedKeys(branch, spec.sort, spec.keyTypes);
+	const reads: Promise<T[]>[] = [];
+	let after: Filter | null = {};
+	if (position !== null) {
+		const inBranch = Object.entries(fixed).every(([key, value]) => position[key] === value);
+		if (inBranch) reads.push(read([groupOf(position), { [last]: { [spec.sort[last] === 1 ? "$gt" : "$lt"]: position[last] } }], byLast));
+		after = afterPosition(groupSort, position, fixed);
+	}
+	if (after !== null) {
+		const run = await read([after], readOrder);
+		reads.push(Promise.resolve(run));
+		const end = run.at(-1);
+		if (run.length === spec.pageSize + 1 && end !== undefined) reads.push(read([groupOf(end)], byLast));
+	}
+	return sortedUnique((await Promise.all(reads)).flat(), spec.sort, spec.pageSize + 1);
 }

@@ -262,14 +262,18 @@ describe("ListMemos bad input: 400 code 3, never 500 (issue 4)", () => {
 
 describe("ListMemos compound orders, page by page (issue 21: branches split on pinned)", () => {
 	const filter = 'content.startsWith("compound ")';
-	// id, create day, update day, pinned; in creation order (the sequence). Ties on both times (c1, c6) and on one.
+	// id, create day, update day, pinned; in creation order (the sequence). Ties on both times
+	// (c1, c6; c9, c8, c7 whose names go against their sequence) and on one.
 	const memos: [string, number, number, boolean][] = [
 		["c1", 1, 5, false],
 		["c2", 1, 3, true],
 		["c3", 2, 3, false],
 		["c4", 2, 3, true],
 		["c5", 3, 1, false],
-		["c6", 1, 5, false]
+		["c6", 1, 5, false],
+		["c9", 2, 4, false],
+		["c8", 2, 4, false],
+		["c7", 2, 4, false]
 	];
 
 	beforeAll(async () => {
@@ -299,8 +303,14 @@ describe("ListMemos compound orders, page by page (issue 21: branches split on p
 		"create_time asc, name desc",
 		"update_time asc, pinned desc",
 		"pinned asc, update_time desc, create_time asc",
-		"create_time desc, update_time desc, name asc"
+		"create_time desc, update_time desc, name asc",
+		"create_time asc, update_time asc, name asc",
+		"create_time desc, update_time asc, name desc",
+		"update_time asc, create_time desc, name asc",
+		"update_time desc, create_time desc, name desc",
+		"pinned desc, create_time asc, update_time desc, name asc",
+		"update_time asc, create_time asc, pinned desc, name desc"
 	])("orderBy %j: every page size gives the contract's order", async orderBy => {
-		for (const pageSize of ["1", "2", "4"]) expect((await listAll(api, carol(), { filter, orderBy, pageSize })).names).toEqual(expected(orderBy));
+		for (const pageSize of ["1", "2", "3", "4"]) expect((await listAll(api, carol(), { filter, orderBy, pageSize })).names).toEqual(expected(orderBy));
 	});
 });

@@ -87,7 +87,7 @@ function firstAndNextPage(path: string, as: Session | null, query: Record<string
 }
 
 describe("ListMemos", () => {
-	const orders = ["", "create_time desc", "create_time asc", "update_time desc", "update_time asc", "pinned desc", "pinned asc", "pinned desc, create_time desc", "pinned asc, create_time desc", "pinned desc, update_time desc", "pinned desc, update_time asc", "name desc", "name asc", "create_time desc, update_time asc", "update_time asc, name desc", "create_time asc, pinned desc"];
+	const orders = ["", "create_time desc", "create_time asc", "update_time desc", "update_time asc", "pinned desc", "pinned asc", "pinned desc, create_time desc", "pinned asc, create_time desc", "pinned desc, update_time desc", "pinned desc, update_time asc", "name desc", "name asc", "create_time desc, update_time asc", "update_time asc, name desc", "create_time asc, pinned desc", "create_time desc, update_time asc, name asc", "update_time asc, create_time asc, name desc"];
 
 	test.each(orders)("orderBy %j, signed in (own, PUBLIC, PROTECTED, each space), first and next page", async orderBy => {
 		await firstAndNextPage("/memos", bob(), orderBy === "" ? {} : { orderBy });

@@ -207,7 +207,14 @@ describe("ListMemos", () => {
 		"update_time desc, pinned asc",
 		"pinned asc, name desc",
 		"pinned desc, create_time asc, update_time desc",
-		"create_time asc, pinned desc, update_time asc"
+		"create_time asc, pinned desc, update_time asc",
+		// Both time keys, then name: read by the times and the sequence, each page's end group again by name (list-page.ts, groupedBy).
+		"create_time desc, update_time desc, name asc",
+		"create_time asc, update_time desc, name asc",
+		"update_time desc, create_time asc, name desc",
+		"update_time asc, create_time asc, name asc",
+		"pinned desc, create_time asc, update_time asc, name desc",
+		"update_time desc, create_time desc, pinned asc, name asc"
 	];
 
 	test.each(orders)("orderBy %j: each reader's branches, first and next page", async orderBy => {
@@ -265,7 +272,8 @@ describe("ListMemos", () => {
 });
 
 describe("the lists of one memo", () => {
-	test.each(["", "create_time desc", "update_time asc", "update_time desc", "name desc", "name asc"])("comments, orderBy %j", async orderBy => {
+	const commentOrders = ["", "create_time desc", "update_time asc", "update_time desc", "name desc", "name asc", "create_time desc, update_time asc", "update_time asc, create_time asc, name desc"];
+	test.each(commentOrders)("comments, orderBy %j", async orderBy => {
 		await firstAndNextPage(`/${memo}/comments`, alice(), orderBy === "" ? {} : { orderBy });
 	});
 
