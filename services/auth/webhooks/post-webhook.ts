@@ -1,6 +1,5 @@
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
-import { pinnedLookup, resolveChecked, untilAborted, type CheckedAddress } from "../../../shared/net/address-guard.js";
+import type { IncomingMessage } from "node:http";
+import { GuardedRequestFailed, guardedRequest, readAtMost } from "../../../shared/net/guarded-request.js";
 
 /**
  * One delivery attempt over HTTP (contract 17): a POST of the signed JSON body, every hop's
@@ -23,71 +22,25 @@ const USER_AGENT = "memos-webhook/1.0";
 
 export type PostOutcome = { ok: true; status: number } | { ok: false; reason: string };
 
-class AttemptFailed extends Error {}
-
-function send(method: "POST" | "GET", url: URL, checked: CheckedAddress, headers: Record<string, string>, body: string | null, signal: AbortSignal): Promise<IncomingMessage> {
-	const client = url.protocol === "https:" ? https : http;
-	return new Promise((resolve, reject) => {
-		const request = client.request(url, {
-			method,
-			headers: body === null ? { "User-Agent": USER_AGENT } : { ...headers, "User-Agent": USER_AGENT, "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)) },
-			lookup: pinnedLookup(checked),
-			agent: false,
-			signal
-		});
-		request.once("response", resolve);
-		request.once("error", reject);
-		request.end(body ?? undefined);
-	});
-}
-
-async function drain(response: IncomingMessage): Promise<void> {
-	let size = 0;
-	for await (const chunk of response as AsyncIterable<Buffer>) {
-		size += chunk.length;
-		if (size >= MAX_ANSWER_BYTES) break;
-	}
-	response.destroy();
-}
-
 /** POSTs `body` with `headers` to `rawUrl`; never throws: the outcome says what happened, without secrets. */
 export async function postWebhook(rawUrl: string, headers: Record<string, string>, body: string, limits: PostLimits): Promise<PostOutcome> {
-	const controller = new AbortController();
-	const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+	const signal = AbortSignal.timeout(limits.timeoutMs);
 	let response: IncomingMessage | undefined;
 	try {
-		let url = new URL(rawUrl);
-		let method: "POST" | "GET" = "POST";
-		for (let redirects = 0; ; redirects++) {
-			if (url.protocol !== "http:" && url.protocol !== "https:") throw new AttemptFailed("redirected to a URL that is not http or https");
-			let checked: CheckedAddress;
-			try {
-				checked = await untilAborted(resolveChecked(url.hostname, limits.allowedAddress), controller.signal, () => new AttemptFailed("timed out"));
-			} catch (err) {
-				throw new AttemptFailed(err instanceof Error ? err.message : "address refused");
-			}
-			response = await send(method, url, checked, headers, method === "POST" ? body : null, controller.signal);
-			const status = response.statusCode ?? 0;
-			const location = response.headers.location;
-			if (status >= 300 && status < 400 && location !== undefined) {
-				response.destroy();
-				if (redirects >= MAX_REDIRECTS) throw new AttemptFailed("too many redirects");
-				try {
-					url = new URL(location, url);
-				} catch {
-					throw new AttemptFailed("invalid redirect location");
-				}
-				if (status !== 307 && status !== 308) method = "GET";
-				continue;
-			}
-			await drain(response);
-			return status >= 200 && status <= 299 ? { ok: true, status } : { ok: false, reason: `HTTP ${status}` };
-		}
+		({ response } = await guardedRequest(rawUrl, {
+			headers: { "User-Agent": USER_AGENT },
+			body: { text: body, headers: { ...headers, "Content-Type": "application/json" } },
+			maxRedirects: MAX_REDIRECTS,
+			allowedAddress: limits.allowedAddress,
+			signal
+		}));
+		const status = response.statusCode ?? 0;
+		await readAtMost(response, MAX_ANSWER_BYTES);
+		return status >= 200 && status <= 299 ? { ok: true, status } : { ok: false, reason: `HTTP ${status}` };
 	} catch (err) {
-		if (err instanceof AttemptFailed) return { ok: false, reason: err.message };
-		return { ok: false, reason: controller.signal.aborted ? "timed out" : `request failed (${err instanceof Error && "code" in err ? String(err.code) : "network error"})` };
+		if (err instanceof GuardedRequestFailed) return { ok: false, reason: err.message };
+		return { ok: false, reason: signal.aborted ? "timed out" : `request failed (${err instanceof Error && "code" in err ? String(err.code) : "network error"})` };
 	} finally {
-		clearTimeout(timer);
 		response?.destroy();
 	}
 }

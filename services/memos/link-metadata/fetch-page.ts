@@ -1,7 +1,6 @@
-import http, { type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { IncomingMessage } from "node:http";
 import { TextDecoder } from "node:util";
-import { pinnedLookup, resolveChecked, untilAborted, type CheckedAddress } from "../../../shared/net/address-guard.js";
+import { GuardedRequestFailed, guardedRequest, readAtMost } from "../../../shared/net/guarded-request.js";
 
 /** The fetch limits of contract 7.12. */
 export interface FetchLimits {
@@ -26,31 +25,8 @@ export interface FetchedPage {
 	html: string;
 }
 
-function get(url: URL, checked: CheckedAddress, signal: AbortSignal): Promise<IncomingMessage> {
-	const client = url.protocol === "https:" ? https : http;
-	return new Promise((resolve, reject) => {
-		const request = client.get(url, {
-			headers: { "User-Agent": USER_AGENT, Accept: "text/html,application/xhtml+xml" },
-			lookup: pinnedLookup(checked),
-			agent: false,
-			signal
-		});
-		request.once("response", resolve);
-		request.once("error", reject);
-	});
-}
-
-/** The body up to `maxBytes` (a longer one is cut there), decoded with the charset the response names. */
-async function readBody(response: IncomingMessage, maxBytes: number, charset: string): Promise<string> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	for await (const chunk of response as AsyncIterable<Buffer>) {
-		chunks.push(chunk);
-		size += chunk.length;
-		if (size >= maxBytes) break;
-	}
-	response.destroy();
-	const body = Buffer.concat(chunks).subarray(0, maxBytes);
+/** `body` decoded with the charset the response names (UTF-8 when it names none or one unknown). */
+function decode(body: Buffer, charset: string): string {
 	let decoder: TextDecoder;
 	try {
 		decoder = new TextDecoder(charset);
@@ -66,44 +42,27 @@ async function readBody(response: IncomingMessage, maxBytes: number, charset: st
  * redirects, `timeoutMs` for everything, at most `maxBytes` read, and an HTML answer only.
  */
 export async function fetchPage(rawUrl: string, limits: FetchLimits): Promise<FetchedPage> {
-	const controller = new AbortController();
-	const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+	const signal = AbortSignal.timeout(limits.timeoutMs);
 	let response: IncomingMessage | undefined;
 	try {
-		let url = new URL(rawUrl);
-		for (let redirects = 0; ; redirects++) {
-			if (url.protocol !== "http:" && url.protocol !== "https:") throw new FetchFailed("redirected to a URL that is not http or https");
-			let checked: CheckedAddress;
-			try {
-				checked = await untilAborted(resolveChecked(url.hostname, limits.allowedAddress), controller.signal, () => new FetchFailed("timed out"));
-			} catch (err) {
-				throw new FetchFailed(err instanceof Error ? err.message : "address refused");
-			}
-			if (controller.signal.aborted) throw new FetchFailed("timed out");
-			response = await get(url, checked, controller.signal);
-			const status = response.statusCode ?? 0;
-			const location = response.headers.location;
-			if (status >= 300 && status < 400 && location !== undefined) {
-				response.destroy();
-				if (redirects >= limits.maxRedirects) throw new FetchFailed("too many redirects");
-				try {
-					url = new URL(location, url);
-				} catch {
-					throw new FetchFailed("invalid redirect location");
-				}
-				continue;
-			}
-			if (status < 200 || status > 299) throw new FetchFailed(`the page answered HTTP ${status}`);
-			const [mediaType = "", ...parameters] = (response.headers["content-type"] ?? "").split(";");
-			if (!HTML_TYPES.has(mediaType.trim().toLowerCase())) throw new FetchFailed("the page is not HTML");
-			const charset = parameters.map(p => p.trim().split("=")).find(([key]) => key.toLowerCase() === "charset")?.[1]?.replace(/"/g, "") ?? "utf-8";
-			return { url: url.href, html: await readBody(response, limits.maxBytes, charset) };
-		}
+		let url: URL;
+		({ url, response } = await guardedRequest(rawUrl, {
+			headers: { "User-Agent": USER_AGENT, Accept: "text/html,application/xhtml+xml" },
+			maxRedirects: limits.maxRedirects,
+			allowedAddress: limits.allowedAddress,
+			signal
+		}));
+		const status = response.statusCode ?? 0;
+		if (status < 200 || status > 299) throw new FetchFailed(`the page answered HTTP ${status}`);
+		const [mediaType = "", ...parameters] = (response.headers["content-type"] ?? "").split(";");
+		if (!HTML_TYPES.has(mediaType.trim().toLowerCase())) throw new FetchFailed("the page is not HTML");
+		const charset = parameters.map(p => p.trim().split("=")).find(([key]) => key.toLowerCase() === "charset")?.[1]?.replace(/"/g, "") ?? "utf-8";
+		return { url: url.href, html: decode(await readAtMost(response, limits.maxBytes), charset) };
 	} catch (err) {
 		if (err instanceof FetchFailed) throw err;
-		throw new FetchFailed(controller.signal.aborted ? "timed out" : "the page could not be fetched");
+		if (err instanceof GuardedRequestFailed) throw new FetchFailed(err.message);
+		throw new FetchFailed(signal.aborted ? "timed out" : "the page could not be fetched");
 	} finally {
-		clearTimeout(timer);
 		response?.destroy();
 	}
 }
