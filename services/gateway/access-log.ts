@@ -1,7 +1,7 @@
-import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "moleculer";
 import type { RequestMeta } from "../../shared/caller.js";
+import type { AnswerObserver } from "./answered-requests.js";
 import { routeLabel } from "./http-metrics.js";
 import type { RouteSpec } from "./route-spec.js";
 
@@ -16,23 +16,18 @@ type LoggedRequest = IncomingMessage & {
  * tokens), status, duration, request id and the caller's user id. Query strings, headers and
  * bodies are never logged. It replaces moleculer-web's own request and response lines.
  */
-export function logAccess(logger: Logger, server: unknown): void {
-	if (!(server instanceof EventEmitter)) return;
-	server.on("request", (req: LoggedRequest, res: ServerResponse) => {
-		const start = process.hrtime.bigint();
-		// `close` comes for answered and for aborted requests alike.
-		res.once("close", () => {
-			const route = routeLabel(req);
-			const line = {
-				method: req.method,
-				route,
-				status: res.statusCode,
-				durationMs: Math.round(Number(process.hrtime.bigint() - start) / 1e3) / 1e3,
-				requestId: req.$ctx?.requestID ?? undefined,
-				userId: req.$ctx?.meta?.user?.id ?? null,
-				...(res.writableFinished ? {} : { aborted: true })
-			};
-			logger.info(line, `${line.method} ${route} ${line.status}`);
-		});
-	});
+export function accessLog(logger: Logger): AnswerObserver {
+	return (req: LoggedRequest, res: ServerResponse, seconds: number) => {
+		const route = routeLabel(req);
+		const line = {
+			method: req.method,
+			route,
+			status: res.statusCode,
+			durationMs: Math.round(seconds * 1e6) / 1e3,
+			requestId: req.$ctx?.requestID ?? undefined,
+			userId: req.$ctx?.meta?.user?.id ?? null,
+			...(res.writableFinished ? {} : { aborted: true })
+		};
+		logger.info(line, `${line.method} ${route} ${line.status}`);
+	};
 }

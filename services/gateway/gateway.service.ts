@@ -28,10 +28,11 @@ import { clientAddressOf } from "./client-address.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { refuseUnknownCustomMethod } from "./custom-method.js";
 import { fileRouteAlias } from "./file-route.js";
-import { instrumentHttp, largeBodiesGauge, sseMetrics } from "./http-metrics.js";
+import { httpMetrics, largeBodiesGauge, sseMetrics } from "./http-metrics.js";
 import { SseFeed } from "./sse-feed.js";
 import { SseHub } from "./sse-hub.js";
-import { logAccess } from "./access-log.js";
+import { accessLog } from "./access-log.js";
+import { observeAnswers } from "./answered-requests.js";
 import { takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
@@ -369,8 +370,11 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			memoContentBytes: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
 			attachmentBytes: async () => uploadLimitBytes(await this.instanceSetting("STORAGE"))
 		};
-		instrumentHttp(this.broker, this.server);
-		if (ACCESS_LOG_LEVELS.has(config.logLevel)) logAccess(this.logger, this.server);
+		const metrics = httpMetrics(this.broker);
+		observeAnswers(this.server, [
+			...(metrics ? [metrics] : []),
+			...(ACCESS_LOG_LEVELS.has(config.logLevel) ? [accessLog(this.logger)] : [])
+		]);
 		answerClientErrors(this.server);
 	},
 

@@ -1,6 +1,6 @@
-import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServiceBroker } from "moleculer";
+import type { AnswerObserver } from "./answered-requests.js";
 import type { RouteSpec } from "./route-spec.js";
 
 /**
@@ -28,9 +28,9 @@ export function routeLabel(req: RoutedRequest): string {
 	return req.$alias?.spec?.path ?? req.$alias?.fullPath ?? "unmatched";
 }
 
-/** Registers the metrics and counts every request the gateway's HTTP server answers. */
-export function instrumentHttp(broker: ServiceBroker, server: unknown): void {
-	if (!broker.isMetricsEnabled() || !(server instanceof EventEmitter)) return;
+/** Registers the metrics; what counts each request the gateway's HTTP server answers (none with metrics off). */
+export function httpMetrics(broker: ServiceBroker): AnswerObserver | undefined {
+	if (!broker.isMetricsEnabled()) return undefined;
 	broker.metrics.register({ type: "counter", name: HTTP_REQUESTS_TOTAL, labelNames: LABELS, description: "HTTP requests answered by the gateway" });
 	broker.metrics.register({
 		type: "histogram",
@@ -40,16 +40,12 @@ export function instrumentHttp(broker: ServiceBroker, server: unknown): void {
 		unit: "seconds",
 		description: "Time from request to the end of the response"
 	});
-	server.on("request", (req: RoutedRequest, res: ServerResponse) => {
-		const start = process.hrtime.bigint();
-		// `close` comes for answered and for aborted requests alike.
-		res.once("close", () => {
-			const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : "OTHER";
-			const labels = { method, route: routeLabel(req), code: String(res.statusCode) };
-			broker.metrics.increment(HTTP_REQUESTS_TOTAL, labels);
-			broker.metrics.observe(HTTP_REQUEST_DURATION, Number(process.hrtime.bigint() - start) / 1e9, labels);
-		});
-	});
+	return (req: RoutedRequest, res: ServerResponse, seconds: number) => {
+		const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : "OTHER";
+		const labels = { method, route: routeLabel(req), code: String(res.statusCode) };
+		broker.metrics.increment(HTTP_REQUESTS_TOTAL, labels);
+		broker.metrics.observe(HTTP_REQUEST_DURATION, seconds, labels);
+	};
 }
 
 function gauge(broker: ServiceBroker, name: string, description: string): (value: number) => void {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MetricReporters, type MetricRegistry } from "moleculer";
 import { Registry, collectDefaultMetrics } from "prom-client";
+import { leanMetrics } from "./lean-metrics.js";
 
 /**
  * Moleculer's metrics in Prometheus's conventions, plus Node's process, event-loop and GC
@@ -96,21 +97,6 @@ function family(metric: StoredMetric, common: Record<string, unknown>): string[]
  */
 const commonLabels = (broker: { namespace: string; nodeID: string }) => ({ moleculer_namespace: broker.namespace, node_id: broker.nodeID });
 
-/**
- * Every metric registered from here on keeps no rate meter and no quantile window: this
- * exposition shows neither, and both cost on every update. Moleculer's rate meter (an
- * interval per series whose first tick turns a small-integer field into a double) also kept
- * V8's optimizer in an endless abort loop ("Maps became deprecated during optimization") on
- * the functions that update every metric, two thirds of a GetInstanceProfile's CPU.
- * The reporter is initialised before the broker and its middlewares register theirs.
- */
-function withoutRatesAndQuantiles(registry: MetricRegistry): void {
-	type Register = (opts: { type: string; name: string; rate?: boolean; quantiles?: boolean | number[] }) => unknown;
-	const target = registry as unknown as { register: Register };
-	const register = target.register.bind(registry);
-	target.register = opts => register({ ...opts, rate: false, quantiles: false });
-}
-
 /** Moleculer's Prometheus reporter (its HTTP server, port, path, includes/excludes) with this exposition. */
 export class ConventionalPrometheusReporter extends MetricReporters.Prometheus {
 	private readonly node = new Registry();
@@ -122,7 +108,8 @@ export class ConventionalPrometheusReporter extends MetricReporters.Prometheus {
 	}
 
 	override init(registry: MetricRegistry): void {
-		withoutRatesAndQuantiles(registry);
+		// Before the broker and its middlewares register their metrics.
+		leanMetrics(registry);
 		super.init(registry);
 		this.node.setDefaultLabels(commonLabels(registry.broker));
 		collectDefaultMetrics({ register: this.node });

@@ -1,0 +1,64 @@
+import { ServiceBroker } from "moleculer";
+import { leanMetrics } from "../../shared/runtime/lean-metrics.js";
+
+/**
+ * The lean update paths keep what Moleculer's own metric types hold: the same series, values,
+ * sums and cumulative bucket counts, after the same updates, resets included.
+ */
+function registries(): { lean: ServiceBroker["metrics"]; plain: ServiceBroker["metrics"] } {
+	const make = () => new ServiceBroker({ logger: false, metrics: { enabled: true, reporter: [] } }).metrics;
+	const lean = make();
+	leanMetrics(lean);
+	return { lean, plain: make() };
+}
+
+const LABELS = ["method", "route", "code"];
+const updates = [
+	{ method: "GET", route: "/a", code: "200" },
+	{ method: "GET", route: "/a", code: "404" },
+	{ method: "POST", route: "/a", code: 200 },
+	{ method: "GET", route: undefined, code: null },
+	{ method: "GET", route: "/a", code: "200" }
+];
+
+function snapshotOf(metrics: ServiceBroker["metrics"], name: string): unknown {
+	const metric = metrics.getMetric(name) as unknown as { snapshot(): { key: string; timestamp?: number }[] };
+	return metric.snapshot().map(({ timestamp: _timestamp, ...item }) => item);
+}
+
+test("counters and gauges: the same series and values", () => {
+	const { lean, plain } = registries();
+	for (const metrics of [lean, plain]) {
+		metrics.register({ type: "counter", name: "c", labelNames: LABELS });
+		metrics.register({ type: "gauge", name: "g", labelNames: LABELS });
+		for (const labels of updates) {
+			metrics.increment("c", labels);
+			metrics.increment("g", labels, 3);
+			metrics.decrement("g", labels);
+		}
+		metrics.increment("c", { method: "GET", route: { nested: true }, code: "200" });
+	}
+	expect(snapshotOf(lean, "c")).toEqual(snapshotOf(plain, "c"));
+	expect(snapshotOf(lean, "g")).toEqual(snapshotOf(plain, "g"));
+	expect(snapshotOf(lean, "c")).toHaveLength(5);
+});
+
+test.each([
+	["fractional bounds", [0.005, 0.01, 0.1, 1, 2.5], [0.001, 0.005, 0.0051, 0.3, 2.5, 7]],
+	["whole bounds", [1, 5, 10, 100, 5000], [0, 1, 4.2, 10, 99.9, 5000, 6000]]
+])("histograms with %s: the same sums, counts and cumulative buckets, after a reset too", (_name, buckets, values) => {
+	const { lean, plain } = registries();
+	for (const metrics of [lean, plain]) {
+		metrics.register({ type: "histogram", name: "h", labelNames: LABELS, buckets });
+		for (const labels of updates) for (const value of values) metrics.observe("h", value, labels);
+	}
+	expect(snapshotOf(lean, "h")).toEqual(snapshotOf(plain, "h"));
+	const bucketsOf = (metrics: ServiceBroker["metrics"]) => (snapshotOf(metrics, "h") as { buckets: Record<string, number> }[])[0]?.buckets;
+	expect(bucketsOf(lean)).toEqual(Object.fromEntries(buckets.map(bound => [bound, 2 * values.filter(value => value <= bound).length])));
+
+	for (const metrics of [lean, plain]) {
+		metrics.reset("h", updates[0]);
+		metrics.observe("h", buckets[1] as number, updates[0]);
+	}
+	expect(snapshotOf(lean, "h")).toEqual(snapshotOf(plain, "h"));
+});
