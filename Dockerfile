@@ -49,4 +49,5 @@ VOLUME ["/data"]
 EXPOSE 5230 3001 3030
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 3001) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/services/main.js"]
+# AsyncLocalStorage on V8's continuation data, not async hooks (test/support/processes.ts NODE_FLAGS).
+CMD ["node", "--experimental-async-context-frame", "dist/services/main.js"]

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { openSync, closeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { NODE_FLAGS } from "../test/support/processes.js";
 import { cpuSeconds } from "./measure.js";
 
 /** The command the container image runs, built by `npm run bench` before it starts. */
@@ -19,7 +20,7 @@ export interface AppProcess {
 }
 
 /**
- * Runs `node [nodeArgs] dist/services/main.js` with `env`, its output appended to `logFile`
+ * Runs `node NODE_FLAGS [nodeArgs] dist/services/main.js` (as `npm start` does) with `env`, its output appended to `logFile`
  * (an app at info writes a line per request: a file keeps it off the bench's own event loop),
  * and waits until `ready(baseUrl)` holds, probing every 10 ms.
  */
@@ -33,7 +34,7 @@ export async function startApp(opts: {
 }): Promise<AppProcess> {
 	const log = openSync(opts.logFile, "a");
 	const started = performance.now();
-	const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), MAIN], { env: { ...process.env, ...opts.env }, stdio: ["ignore", log, log] });
+	const child = spawn(process.execPath, [...NODE_FLAGS, ...(opts.nodeArgs ?? []), MAIN], { env: { ...process.env, ...opts.env }, stdio: ["ignore", log, log] });
 	closeSync(log);
 	const exited = new Promise<void>(resolve => child.once("exit", () => resolve()));
 	const baseUrl = `http://127.0.0.1:${opts.port}`;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { ENV_DEFAULTS, SERVICE_NAMES } from "../../shared/runtime/config.js";
+import { NODE_FLAGS } from "../support/processes.js";
 
 /** The image cannot be built here: its recipe is checked against what the project runs and tests. */
 const dockerfile = readFileSync("Dockerfile", "utf8");
@@ -17,8 +18,10 @@ describe("Dockerfile", () => {
 	test("the runtime stage has production dependencies only, runs as a non-root user and starts the command the cluster suites run", () => {
 		expect(dockerfile).toMatch(/npm ci --omit=dev/);
 		expect(runtime).toMatch(/^USER (?!root\b|0\b)\S+/m);
-		expect(runtime).toContain('CMD ["node", "dist/services/main.js"]');
-		expect(readFileSync("test/support/cluster.ts", "utf8")).toContain('"dist/services/main.js"');
+		const command = ["node", ...NODE_FLAGS, "dist/services/main.js"];
+		expect(runtime).toContain(`CMD [${command.map(word => JSON.stringify(word)).join(", ")}]`);
+		expect((JSON.parse(readFileSync("package.json", "utf8")) as { scripts: Record<string, string> }).scripts.start).toContain(command.join(" "));
+		expect(readFileSync("test/support/cluster.ts", "utf8")).toContain("[...NODE_FLAGS, MAIN]");
 	});
 
 	test("base images are pinned by version; the image carries OCI labels and the COMMIT build argument reaches the process", () => {

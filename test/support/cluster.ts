@@ -3,11 +3,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { jest } from "@jest/globals";
-import { findNatsServer, runMigration, startProcess, type Proc } from "./processes.js";
+import { NODE_FLAGS, findNatsServer, runMigration, startProcess, type Proc } from "./processes.js";
 
 /**
  * The cluster mode for real: a nats-server and one OS process per group of services, each
- * started with the command the container image runs (`node dist/services/main.js`, so run
+ * started with the command the container image runs (`node NODE_FLAGS dist/services/main.js`, so run
  * `npm run build` first).
  */
 const natsBinary = findNatsServer();
@@ -94,7 +94,7 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 		procs,
 		async start(name, services, env = {}) {
 			const gateway = services.split(",").includes("gateway");
-			const proc = startProcess(process.execPath, [MAIN], {
+			const proc = startProcess(process.execPath, [...NODE_FLAGS, MAIN], {
 				SERVICES: services,
 				TRANSPORTER: cluster.natsUrl,
 				NATS_USER: natsUser,

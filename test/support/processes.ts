@@ -53,6 +53,13 @@ export interface Proc {
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * The flags the app's processes run with, as the container image (Dockerfile CMD) and `npm start`
+ * give them: AsyncLocalStorage (the request id of log lines, request-context.ts) on V8's
+ * continuation data instead of async hooks, which cost every promise of every request.
+ */
+export const NODE_FLAGS = ["--experimental-async-context-frame"];
+
 export function startProcess(command: string, args: string[], env: Record<string, string>): Proc {
 	const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
 	let output = "";
