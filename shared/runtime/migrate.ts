@@ -1,4 +1,5 @@
 import path from "node:path";
+import { describeImport } from "../store/nedb-import.js";
 import { openDocumentStore } from "../store/open-store.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./node.js";
@@ -9,7 +10,7 @@ import type { Catalog } from "./node.js";
  * time bound; an index whose options changed fails here, loudly, rather than at a service's start.
  */
 export async function migrate(config: Config, catalog: Catalog, log: (line: string) => void): Promise<void> {
-	const documents = await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db") });
+	const documents = await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db"), onImport: imported => log(`migrate: ${describeImport(imported)}`), onUpgrade: line => log(`migrate: ${line}`) });
 	try {
 		for (const [name, entry] of Object.entries(catalog)) {
 			if (!entry.indexes) continue;

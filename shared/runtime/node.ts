@@ -58,8 +58,9 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 	const entries = config.services.map(name => catalog[name]);
 	await checkBusAccess(config);
 	let imported: NedbImport | undefined;
+	const upgraded: { line: string; level: "info" | "warn" }[] = [];
 	const opened = entries.some(e => e.documents)
-		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, queryTimeoutMs: storeQueryTimeoutMs(config), dir: path.join(config.dataDir, "db"), onImport: done => (imported = done) })))
+		? (overrides.documents ?? (await openDocumentStore({ mongoUrl: config.mongoUrl, queryTimeoutMs: storeQueryTimeoutMs(config), dir: path.join(config.dataDir, "db"), onImport: done => (imported = done), onUpgrade: (line, level) => upgraded.push({ line, level }) })))
 		: undefined;
 	// On MongoDB indexes are built by `--migrate` before a deploy rolls; services only check them.
 	const documents = opened?.driver === "mongodb" && !(opened instanceof IndexCheckingStore) ? new IndexCheckingStore(opened) : opened;
@@ -79,6 +80,7 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 	}
 	const broker = new ServiceBroker(options);
 	if (imported) broker.getLogger("store").info(describeImport(imported));
+	for (const { line, level } of upgraded) broker.getLogger("store")[level](line);
 	const shutdown = new Shutdown();
 	attachResources(broker, { config, documents, blobs, shutdown });
 	for (const entry of entries) broker.createService(entry.schema);

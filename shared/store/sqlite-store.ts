@@ -5,7 +5,8 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { BoundedCache } from "../cache/bounded-cache.js";
 import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, StorageError, Update, UpdateOptions } from "./document-store.js";
 import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from "./sqlite/apply-update.js";
-import { fieldExpression, FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
+import { columnOf, columnValue, FieldColumns, fieldOfColumn } from "./sqlite/field-columns.js";
+import { FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
 import { arrayPaths, decodeJson, toJson } from "./sqlite/json-value.js";
 import { mapSqliteError, storageFailure } from "./sqlite/sql-errors.js";
 
@@ -25,6 +26,20 @@ const PROBE_BYTES = 64 * 1024;
 
 type Row = Record<string, SQLInputValue>;
 
+/** How an index names a field: its column, or (the layout before field columns) the expression the column holds. */
+type FieldSql = (field: string) => string;
+
+const COLUMN: FieldSql = field => (field === "_id" ? "_id" : columnOf(field));
+const EXPRESSION: FieldSql = field => (field === "_id" ? "_id" : columnValue(field, "doc"));
+
+/** What `upgradeIndexes` converted. */
+export interface IndexUpgrade {
+	collections: number;
+	indexes: number;
+	/** Expression indexes not made by the port's naming, left as they are. */
+	kept: string[];
+}
+
 /** One index to create: its name, its CREATE statement, its column count and whether it is unique. */
 interface IndexStatement {
 	name: string;
@@ -35,14 +50,15 @@ interface IndexStatement {
 
 /**
  * The embedded adapter: one SQLite database (node:sqlite) in `<dir>/documents.sqlite`, or in
- * memory when `dir` is null (tests). Each collection is a table of `_id` (primary key) and
- * `doc` (the rest of the document as JSON text); indexes are expression indexes on
- * `json_extract(doc, '$.field')`; filters are translated to SQL (sqlite/filter-sql.ts).
+ * memory when `dir` is null (tests). Each collection is a table of `_id` (primary key), `doc`
+ * (the rest of the document as JSON text) and a column for each field path an index names,
+ * holding `json_extract(doc, '$.field')` (sqlite/field-columns.ts); indexes are built on those
+ * columns; filters are translated to SQL (sqlite/filter-sql.ts).
  *
  * Every write is all or nothing, so a failed write (a unique clash, a full disk, a crash)
  * leaves nothing behind. The writes of one turn of the event loop share one IMMEDIATE
  * transaction, each in a savepoint of its own, committed once the turn's I/O callbacks have
- * run (group commit): a commit writes every page it changed to the WAL, and a memo's ~50
+ * run (group commit): a commit writes every page it changed to the WAL, and a new memo's ~50
  * index entries put consecutive writes on the same pages, so one commit for many writes costs
  * little more than one for one. Nothing is acknowledged before its commit: a write resolves,
  * and a read made while writes are uncommitted answers, only after it, so a failed commit
@@ -227,6 +243,7 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.commitGroup();
 		try {
 			this.db.exec("BEGIN IMMEDIATE");
+			this.sync();
 			const result = work();
 			this.db.exec("COMMIT");
 			return result;
@@ -279,6 +296,8 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.db.exec("BEGIN IMMEDIATE");
 		const group = new WriteGroup();
 		this.group = group;
+		// With the write lock held, what other connections committed (a column added) is final until the commit.
+		this.sync();
 		setImmediate(() => {
 			if (this.group === group) this.commitGroup();
 		});
@@ -307,15 +326,16 @@ export class SqliteDocumentStore implements DocumentStore {
 	}
 
 	/**
-	 * Called before each operation: when another connection (another process) has committed
-	 * since, the collections re-read which paths hold arrays, as that process may have added some.
+	 * Called before each operation and when a write transaction begins: when another connection
+	 * (another process) has committed since, the collections re-read which paths hold arrays and
+	 * which columns their table has, as that process may have added some.
 	 */
 	sync(): void {
 		this.checkOpen();
 		const version = Number((this.statement("PRAGMA data_version").get() as Row).data_version);
 		if (version === this.dataVersion) return;
 		this.dataVersion = version;
-		for (const collection of this.collections.values()) collection.forgetArrayPaths();
+		for (const collection of this.collections.values()) collection.forgetSchema();
 	}
 
 	/**
@@ -331,6 +351,37 @@ export class SqliteDocumentStore implements DocumentStore {
 			this.statement("INSERT INTO _imports (source, at) VALUES (?1, ?2)").run(source, Date.now());
 			return true;
 		});
+	}
+
+	/**
+	 * Rebuilds, in one transaction, the expression indexes of versions before field columns on
+	 * columns (sqlite/field-columns.ts), adding and filling the columns; null when it rebuilt none.
+	 */
+	upgradeIndexes(): IndexUpgrade | null {
+		const expressionIndexes = "SELECT tbl_name AS tbl, name, sql FROM sqlite_schema WHERE type = 'index' AND sql LIKE '%json_extract(doc, %'";
+		if (this.statement(expressionIndexes).get() === undefined) return null;
+		try {
+			return this.transaction(() => this.upgradeInTransaction(expressionIndexes));
+		} catch (err) {
+			throw storageFailure(err) ?? err;
+		}
+	}
+
+	private upgradeInTransaction(expressionIndexes: string): IndexUpgrade | null {
+		const byTable = new Map<string, Row[]>();
+		for (const row of this.statement(expressionIndexes).all() as Row[]) byTable.set(String(row.tbl), [...(byTable.get(String(row.tbl)) ?? []), row]);
+		const upgrade: IndexUpgrade = { collections: 0, indexes: 0, kept: [] };
+		for (const [table, rows] of byTable) {
+			const name = table.slice("c_".length);
+			const indexes = new Map(rows.map(row => [String(row.name), String(row.sql)]));
+			const converted = table.startsWith("c_") && COLLECTION_NAME.test(name) ? (this.collection(name) as unknown as SqliteCollection<Doc>).upgradeIndexes(indexes) : 0;
+			if (converted > 0) upgrade.collections += 1;
+			upgrade.indexes += converted;
+			upgrade.kept.push(...indexes.keys());
+		}
+		if (upgrade.indexes === 0) return null;
+		this.db.exec("ANALYZE sqlite_schema");
+		return upgrade;
 	}
 
 	/** SQLite's plan for a `find` on collection `name` (the plan tests). */
@@ -389,6 +440,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	private readonly tableName: string;
 	private created = false;
 	private arrays: Set<string> | null = null;
+	private fieldColumns: FieldColumns | null = null;
 
 	constructor(
 		readonly name: string,
@@ -399,12 +451,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async ensureIndex(spec: IndexSpec): Promise<void> {
-		const statements = this.indexStatements(spec);
-		await this.write(() => this.createIndex(statements));
+		await this.write(() => {
+			if (this.createIndex(spec)) this.store.execInTransaction("ANALYZE sqlite_schema");
+		});
 	}
 
 	async hasIndex(spec: IndexSpec): Promise<boolean> {
-		return this.indexStatements(spec).every(index => this.indexExists(index.name));
+		return this.indexStatements(spec, COLUMN).every(index => this.indexExists(index.name));
 	}
 
 	private indexExists(name: string): boolean {
@@ -415,17 +468,85 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	importInTransaction(docs: Doc[], indexes: IndexSpec[]): void {
 		this.prepare();
 		for (const doc of docs) this.insertRow(doc as T);
-		for (const spec of indexes) this.createIndex(this.indexStatements(spec));
+		let created = false;
+		for (const spec of indexes) created = this.createIndex(spec) || created;
+		if (created) this.store.execInTransaction("ANALYZE sqlite_schema");
 	}
 
 	/**
-	 * Runs an index's statements unless it exists, and gives the planner statistics for it
-	 * (what ANALYZE would write for a large collection whose every index key narrows the rows
-	 * by 4): without them SQLite takes an equality prefix for a handful of rows, sorts them in
-	 * a temporary B-tree and picks whichever index is smallest, where a page must read the
-	 * index that keeps the list's order and stop after pageSize + 1 rows.
+	 * Rebuilds on columns (inside the caller's transaction) the expression indexes among
+	 * `indexes` (name → its CREATE statement) that the port's naming made, taking each out of
+	 * `indexes`; those left are not the port's. Returns how many it rebuilt.
 	 */
-	private createIndex(statements: IndexStatement[]): void {
+	upgradeIndexes(indexes: Map<string, string>): number {
+		this.prepare();
+		const specs: IndexSpec[] = [];
+		for (const name of indexes.keys()) {
+			const spec = this.specNamed(name);
+			if (spec === null) continue;
+			const old = this.indexStatements(spec, EXPRESSION);
+			// The same statement, as SQLite keeps it, is the proof that `spec` made the index.
+			if (!old.every(index => indexes.get(index.name) === index.sql.replace(" IF NOT EXISTS", ""))) continue;
+			specs.push(spec);
+			for (const index of old) indexes.delete(index.name);
+		}
+		this.addColumns(specs.flatMap(spec => Object.keys(spec.fields)));
+		let rebuilt = 0;
+		for (const spec of specs) {
+			for (const index of this.indexStatements(spec, EXPRESSION)) this.store.execInTransaction(`DROP INDEX ${quoteName(index.name)}`);
+			this.createIndex(spec);
+			rebuilt += 1;
+		}
+		return rebuilt;
+	}
+
+	/** The specification `indexStatements` names `name` after, or null when `name` is not such a name. */
+	private specNamed(name: string): IndexSpec | null {
+		const prefix = `ix:${this.name}:`;
+		if (!name.startsWith(prefix)) return null;
+		let rest = name.slice(prefix.length);
+		const flag = (suffix: string): boolean => {
+			if (!rest.endsWith(suffix)) return false;
+			rest = rest.slice(0, -suffix.length);
+			return true;
+		};
+		const sparse = flag(":sparse");
+		const unique = flag(":unique");
+		const fields: Record<string, 1 | -1> = {};
+		for (const key of rest.split(",")) {
+			if (key.startsWith("-")) fields[key.slice(1)] = -1;
+			else fields[key] = 1;
+		}
+		const spec: IndexSpec = { fields, ...(unique ? { unique } : {}), ...(sparse ? { sparse } : {}) };
+		try {
+			return this.indexStatements(spec, COLUMN)[0]?.name === name ? spec : null;
+		} catch {
+			return null;
+		}
+	}
+
+	/** Adds the columns of `fields` that the table lacks, each filled from every document's text. */
+	private addColumns(fields: string[]): void {
+		const known = new Set(this.columns().fields);
+		const missing = [...new Set(fields)].filter(field => field !== "_id" && !known.has(field));
+		if (missing.length === 0) return;
+		for (const field of missing) this.store.execInTransaction(`ALTER TABLE ${this.table} ADD COLUMN ${columnOf(field)}`);
+		this.store.execInTransaction(`UPDATE ${this.table} SET ${missing.map(field => `${columnOf(field)} = ${columnValue(field, "doc")}`).join(", ")}`);
+		this.fieldColumns = null;
+	}
+
+	/**
+	 * Runs an index's statements unless it exists (adding the columns it needs), and gives the
+	 * planner statistics for it (what ANALYZE would write for a large collection whose every index
+	 * key narrows the rows by 4): without them SQLite takes an equality prefix for a handful of
+	 * rows, sorts them in a temporary B-tree and picks whichever index is smallest, where a page
+	 * must read the index that keeps the list's order and stop after pageSize + 1 rows. Returns
+	 * whether it created any; the caller then loads the statistics (ANALYZE sqlite_schema).
+	 */
+	private createIndex(spec: IndexSpec): boolean {
+		const statements = this.indexStatements(spec, COLUMN);
+		if (statements.every(index => this.indexExists(index.name))) return false;
+		this.addColumns(Object.keys(spec.fields));
 		let created = false;
 		for (const index of statements) {
 			if (this.indexExists(index.name)) continue;
@@ -437,14 +558,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 			this.store.statement("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (?1, ?2, ?3)").run(this.tableName, index.name, rows.join(" "));
 			created = true;
 		}
-		// Loads the statistics into the planner.
-		if (created) this.store.execInTransaction("ANALYZE sqlite_schema");
+		return created;
 	}
 
-	private indexStatements(spec: IndexSpec): IndexStatement[] {
+	private indexStatements(spec: IndexSpec, fieldSql: FieldSql): IndexStatement[] {
 		const fields = Object.entries(spec.fields);
 		if (fields.length === 0) throw new Error("an index needs at least one field");
-		const expressions = fields.map(([field]) => fieldExpression(field));
+		// Refuses a field name no JSON path can spell, before any column is named after it.
+		for (const [field] of fields) jsonPath(field);
+		const expressions = fields.map(([field]) => fieldSql(field));
 		const columns = fields.map(([, direction], i) => `${expressions[i]} ${direction === -1 ? "DESC" : "ASC"}`);
 		const name = `ix:${this.name}:${fields.map(([field, direction]) => (direction === -1 ? `-${field}` : field)).join(",")}${spec.unique ? ":unique" : ""}${spec.sparse ? ":sparse" : ""}`;
 		const unique = spec.unique ?? false;
@@ -475,7 +597,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		if (typeof _id !== "string") throw new Error("a document needs a string _id");
 		const json = toJson(fields);
 		this.noteArrays(json);
-		this.store.statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?1, ?2)`).run(_id, JSON.stringify(json));
+		this.store.statement(this.columns().insert()).run(_id, JSON.stringify(json));
 	}
 
 	async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
@@ -567,18 +689,28 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		});
 	}
 
-	forgetArrayPaths(): void {
+	forgetSchema(): void {
 		this.arrays = null;
+		this.fieldColumns = null;
 	}
 
-	/** A transaction that may have created the table, or noted array paths, was rolled back. */
+	/** A transaction that may have created the table or columns, or noted array paths, was rolled back. */
 	rolledBack(): void {
-		this.arrays = null;
+		this.forgetSchema();
 		this.created = false;
 	}
 
 	private translator(): FilterTranslator {
-		return new FilterTranslator(this.arrayPaths());
+		return new FilterTranslator(this.arrayPaths(), "doc", 1, this.columns().byPath);
+	}
+
+	private columns(): FieldColumns {
+		if (this.fieldColumns === null) {
+			const rows = this.store.statement("SELECT name FROM pragma_table_info(?1)").all(this.tableName) as Row[];
+			const fields = rows.map(row => fieldOfColumn(String(row.name))).filter((field): field is string => field !== null);
+			this.fieldColumns = new FieldColumns(this.table, fields);
+		}
+		return this.fieldColumns;
 	}
 
 	private arrayPaths(): Set<string> {
@@ -609,12 +741,14 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	/** Applies `update` to a selected row and writes it back; returns the document as stored. */
 	private rewrite(row: Row, update: Update): T {
 		const doc = toDoc<T>(row._id as string, row.doc as string);
+		const columns = this.columns();
+		const before = columns.keys(doc);
 		applyUpdate(doc, update, this.elementMatcher);
 		const { _id, ...fields } = doc;
 		const json = toJson(fields);
 		const text = JSON.stringify(json);
 		this.noteArrays(json);
-		this.store.statement(`UPDATE ${this.table} SET doc = ?2 WHERE _id = ?1`).run(_id, text);
+		this.store.statement(columns.update(before, columns.keys(doc))).run(_id, text);
 		return toDoc<T>(_id, text);
 	}
 
@@ -629,7 +763,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		const json = toJson(fields);
 		const text = JSON.stringify(json);
 		this.noteArrays(json);
-		this.store.statement(`INSERT INTO ${this.table} (_id, doc) VALUES (?1, ?2)`).run(_id, text);
+		this.store.statement(this.columns().insert()).run(_id, text);
 		return toDoc<T>(_id, text);
 	}
 
@@ -677,7 +811,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 			return await this.store.groupWrite(work);
 		} catch (err) {
 			// What the transaction noted may have been rolled back: read it again.
-			this.arrays = null;
+			this.forgetSchema();
 			throw mapSqliteError(this.name, err);
 		}
 	}

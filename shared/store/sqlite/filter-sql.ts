@@ -7,8 +7,9 @@ import { checkRegex } from "./regex-guard.js";
  * condition with numbered parameters, over a table whose rows are `_id` and `doc` (the
  * document as JSON text).
  *
- * A field is read with `json_extract(doc, '$.path')`, the expression the indexes are built
- * on, so that equality, `IS NULL` and ranges on it can be served by an index. MongoDB's array
+ * A field is read from its column where the table has one (the field paths indexes name,
+ * sqlite/field-columns.ts), else with `json_extract(doc, '$.path')`, the column's value, so
+ * that equality, `IS NULL` and ranges on it can be served by an index. MongoDB's array
  * semantics (a condition on an array field holds when it holds for an element; a dotted path
  * continues into the elements of an array) need `json_each`, which no index serves; the
  * translation adds them only for paths under which the collection has ever stored an array
@@ -71,11 +72,6 @@ export function jsonPath(field: string): string {
 	return `$${field.split(".").map(segment).join("")}`;
 }
 
-/** The SQL expression of a top-level field, the same in queries, sorts and index definitions. */
-export function fieldExpression(field: string, root = "doc"): string {
-	return field === "_id" ? "_id" : `json_extract(${root}, ${sqlString(jsonPath(field))})`;
-}
-
 function pathSql(path: JsonPath): string {
 	return "literal" in path ? sqlString(path.literal) : path.sql;
 }
@@ -125,12 +121,14 @@ export class FilterTranslator {
 
 	/**
 	 * `arrays`: the field paths (array levels left out) that may hold arrays; `root`: the SQL of
-	 * the document's JSON text; parameters are numbered from `firstParam`.
+	 * the document's JSON text; parameters are numbered from `firstParam`; `columns`: the JSON
+	 * paths that have a column of the same value, with its SQL name.
 	 */
 	constructor(
 		private readonly arrays: ReadonlySet<string>,
 		private readonly root = "doc",
-		private readonly firstParam = 1
+		private readonly firstParam = 1,
+		private readonly columns: ReadonlyMap<string, string> = new Map()
 	) {}
 
 	where(filter: Filter, place: Place = ROOT_PLACE): string {
@@ -162,7 +160,7 @@ export class FilterTranslator {
 		const fixed = this.fixedFields(filter);
 		return Object.entries(sort)
 			.filter(([field]) => !fixed.has(field))
-			.map(([field, direction]) => `${fieldExpression(field, this.root)} ${direction === -1 ? "DESC" : "ASC"}`)
+			.map(([field, direction]) => `${field === "_id" ? "_id" : this.valueAt({ literal: jsonPath(field) })} ${direction === -1 ? "DESC" : "ASC"}`)
 			.join(", ");
 	}
 
@@ -195,7 +193,7 @@ export class FilterTranslator {
 	walk(path: JsonPath, norm: string, maybeArray: boolean, segments: string[], reach: Pick<Source, "joins" | "guards">, expand: boolean, out: Source[]): void {
 		const sql = pathSql(path);
 		if (segments.length === 0) {
-			out.push({ ...reach, value: `json_extract(${this.root}, ${sql})`, type: `json_type(${this.root}, ${sql})`, path, norm, element: false });
+			out.push({ ...reach, value: this.valueAt(path), type: `json_type(${this.root}, ${sql})`, path, norm, element: false });
 			if (expand && maybeArray) {
 				const j = this.alias();
 				out.push({
@@ -223,6 +221,11 @@ export class FilterTranslator {
 			guards: [...reach.guards, `json_type(${this.root}, ${sql}) = 'array'`]
 		};
 		this.walk({ sql: `${j}.fullkey` }, norm, false, segments, elements, expand, out);
+	}
+
+	/** The value at `path`: its column, or the expression the column holds. */
+	private valueAt(path: JsonPath): string {
+		return ("literal" in path ? this.columns.get(path.literal) : undefined) ?? `json_extract(${this.root}, ${pathSql(path)})`;
 	}
 
 	private condition(sources: (expand: boolean) => Source[], condition: unknown): string {
