@@ -30,8 +30,9 @@ export async function deleteUser(
 	await deps.userLinks.remove({ userId: user._id }, { multi: true });
 	await deps.pats.remove({ userId: user._id }, { multi: true });
 	await deps.userSettings.remove({ userId: user._id }, { multi: true });
-	// Their pending deliveries are discarded by the delivery worker, which finds no webhook for them.
-	await deps.webhooks.remove({ userId: user._id }, { multi: true });
+	// Retired, not removed: they still send what was recorded until now (the deletion of each of
+	// the user's memos, above); the delivery worker removes them once nothing is pending (delivery-worker.ts).
+	await deps.webhooks.update({ userId: user._id }, { $set: { retired: true } }, { multi: true });
 	await deps.users.remove({ _id: user._id });
 	return user;
 }

@@ -1,6 +1,7 @@
 import type { Caller } from "../../shared/caller.js";
 import { notFound } from "../../shared/errors.js";
 import { assertCanDelete } from "./memo-access.js";
+import { BULK_BATCH, changeEachMemo } from "./memo-bulk-changes.js";
 import { completeCleanups, runCleanup } from "./memo-cleanup.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
@@ -44,17 +45,36 @@ export async function purgeExpiredMemos(deps: MemosDeps, now: number): Promise<n
 /**
  * For DeleteUser (contract 2.4): the user's reactions, share links, shortcuts and the notifications they
  * received or sent (as upstream), and their memos purged
- * as with `force` (others' comments on them survive as ordinary memos). Idempotent.
+ * as with `force` (others' comments on them survive as ordinary memos). Each memo not yet deleted is
+ * deleted as DeleteMemo deletes one, its deletion told to webhooks and live streams, a bounded batch
+ * at a time (memo-bulk-changes.ts); each reaction on another's memo is told as DeleteMemoReaction
+ * tells one. Idempotent: a retry after a crash deletes the memos left.
  */
-export async function deleteUserData(deps: MemosDeps, userId: string, now: number): Promise<void> {
+export async function deleteUserData(deps: MemosDeps, userId: string, actor: Caller | null, now: number): Promise<void> {
 	const { store } = deps;
-	await store.reactions.remove({ creatorId: userId }, { multi: true });
+	await removeReactionsOf(deps, userId, actor, now);
 	await store.shares.remove({ creatorId: userId }, { multi: true });
 	await store.shortcuts.remove({ userId }, { multi: true });
 	await store.notifications.remove({ recipientId: userId }, { multi: true });
 	await store.notifications.remove({ senderId: userId }, { multi: true });
-	// Marked before they turn deleted, so that no memo is deleted without its clean-up pending.
+	// The mark and the deletion in one write, so that no memo is deleted without its clean-up pending.
+	await changeEachMemo(deps, { select: { creatorId: userId, deleteTime: null }, write: () => ({ update: { $set: { deleteTime: now, cleanup: "purge" } } }), change: "memo.deleted", actor, now });
+	// Those deleted before were told then: purged now, silently.
 	await store.memos.update({ creatorId: userId }, { $set: { cleanup: "purge" } }, { multi: true });
-	await store.memos.update({ creatorId: userId, deleteTime: null }, { $set: { deleteTime: now } }, { multi: true });
 	await completeCleanups(deps);
+}
+
+/** The user's reactions, a batch at a time; each one on another user's memo still there is announced as removed. */
+async function removeReactionsOf(deps: MemosDeps, userId: string, actor: Caller | null, now: number): Promise<void> {
+	const { store } = deps;
+	for (;;) {
+		const reactions = await store.reactions.find({ creatorId: userId }, { limit: BULK_BATCH });
+		if (reactions.length === 0) return;
+		await store.reactions.remove({ _id: { $in: reactions.map(reaction => reaction._id) } }, { multi: true });
+		const memos = await store.memos.find({ _id: { $in: [...new Set(reactions.map(reaction => reaction.memoId))] }, deleteTime: null });
+		for (const memo of memos) {
+			// Their own memos are deleted next, which tells their readers.
+			if (memo.creatorId !== userId) await deps.announce(memoEvents.reactionDeleted, memoChangeEvent(memo, actor, now));
+		}
+	}
 }

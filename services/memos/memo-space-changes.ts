@@ -1,4 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
+import { changeEachMemo } from "./memo-bulk-changes.js";
 import type { MemoDoc } from "./memo-doc.js";
 import { assertCanMove, readableInSpace } from "./memo-spaces.js";
 import type { MemosDeps } from "./memos-deps.js";
@@ -26,9 +27,25 @@ export function spaceMemoCount(store: MemosStore, spaceId: string): Promise<numb
 	return store.memos.count({ spaceId, deleteTime: null });
 }
 
-/** Every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9). */
-export async function detachSpace(deps: MemosDeps, spaceId: string): Promise<void> {
-	await deps.store.memos.update({ spaceId, visibility: "SPACE" }, { $set: { spaceId: null, visibility: "PRIVATE" } }, { multi: true });
-	await deps.store.memos.update({ spaceId }, { $set: { spaceId: null } }, { multi: true });
+/**
+ * Every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9). Each memo not
+ * deleted is updated as UpdateMemo updates one: its update time moves, and the change is told to
+ * webhooks and live streams (to those who can read it then: a SPACE memo's creator alone), a
+ * bounded batch at a time (memo-bulk-changes.ts). Deleted memos leave silently.
+ */
+export async function detachSpace(deps: MemosDeps, spaceId: string, actor: Caller | null, now: number): Promise<void> {
+	const { memos } = deps.store;
+	await changeEachMemo(deps, {
+		select: { spaceId, deleteTime: null },
+		write: memo => ({
+			unchanged: { visibility: memo.visibility },
+			update: { $set: { spaceId: null, visibility: memo.visibility === "SPACE" ? "PRIVATE" : memo.visibility, updateTime: now } }
+		}),
+		change: "memo.updated",
+		actor,
+		now
+	});
+	await memos.update({ spaceId, visibility: "SPACE" }, { $set: { spaceId: null, visibility: "PRIVATE" } }, { multi: true });
+	await memos.update({ spaceId }, { $set: { spaceId: null } }, { multi: true });
 	await deps.peers.attachmentsLeaveSpace(spaceId);
 }

@@ -98,7 +98,7 @@ export interface MemoChangeEvent {
 	spaceId: string | null;
 	/** `memos/{id}`: the memo `memo` comments on, when `memo` is a comment. */
 	parent?: string;
-	/** `users/{id}`: who made the change. */
+	/** `users/{id}`: who made the change; "" when no user's request made it (an internal call without one). */
 	actor: string;
 	/** When the change was made, RFC 3339. */
 	at: string;

@@ -458,26 +458,27 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			}
 		},
 
-		/** For the spaces service: every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9). */
+		/** For the spaces service: every memo of a deleted space loses it, SPACE memos become PRIVATE (contract 9), each change reported (contract 17). */
 		detachSpace: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ spaceId?: string }>): Promise<void> {
 				const spaceId = ctx.params.spaceId;
 				if (typeof spaceId !== "string" || spaceId === "") return;
-				await detachSpace(this.deps(ctx), spaceId);
+				await detachSpace(this.deps(ctx), spaceId, ctx.meta.user ?? null, requestTime(ctx));
 			}
 		},
 
 		/**
 		 * For DeleteUser (contract 2.4): the user's reactions and share links, and their memos purged
-		 * as with `force` (others' comments on them survive as ordinary memos). Idempotent.
+		 * as with `force` (others' comments on them survive as ordinary memos), each deletion reported
+		 * (contract 17). Idempotent.
 		 */
 		deleteUserData: {
 			visibility: "public",
 			async handler(ctx: Ctx<{ userId?: string }>): Promise<void> {
 				const userId = ctx.params.userId;
 				if (typeof userId !== "string" || userId === "") return;
-				await deleteUserData(this.deps(ctx), userId, requestTime(ctx));
+				await deleteUserData(this.deps(ctx), userId, ctx.meta.user ?? null, requestTime(ctx));
 			}
 		}
 	},

@@ -166,6 +166,28 @@ export async function queueLagMs(deps: WorkerDeps): Promise<number> {
 	return overdue === undefined ? 0 : now - overdue.dueAt;
 }
 
+/** Retired webhooks looked at per query. */
+const RETIRED_BATCH = 100;
+
+/**
+ * Removes the retired webhooks (their user deleted) with no delivery left pending, and their
+ * lanes; the others wait until their deliveries are sent or dropped. Returns how many it removed.
+ */
+export async function removeRetired(deps: WorkerDeps): Promise<number> {
+	let removed = 0;
+	let after = "";
+	for (;;) {
+		const retired = await deps.webhooks.find({ retired: true, _id: { $gt: after } }, { sort: { retired: 1, _id: 1 }, limit: RETIRED_BATCH, projection: { _id: 1 } });
+		if (retired.length === 0) return removed;
+		for (const { _id: webhookId } of retired) {
+			if ((await deps.deliveries.count({ webhookId, state: "pending" })) > 0) continue;
+			removed += await deps.webhooks.remove({ _id: webhookId, retired: true });
+			await deps.lanes.remove({ _id: webhookId });
+		}
+		after = retired[retired.length - 1]!._id;
+	}
+}
+
 /** Removes finished deliveries kept past FINISHED_KEPT_MS; returns how many. */
 export async function forgetFinished(deps: WorkerDeps): Promise<number> {
 	const before = deps.now() - FINISHED_KEPT_MS;

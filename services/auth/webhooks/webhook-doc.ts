@@ -12,6 +12,11 @@ export interface WebhookDoc extends Doc {
 	signingSecret: string;
 	createTime: number;
 	updateTime: number;
+	/**
+	 * Set when its user was deleted: the user's last changes (their memos' deletions) are still
+	 * delivered, then the delivery worker removes it (delivery-worker.ts, `removeRetired`).
+	 */
+	retired?: true;
 }
 
 export const WEBHOOKS = "auth_webhooks";

@@ -6,6 +6,8 @@ import { WEBHOOKS } from "./webhook-doc.js";
 export async function ensureWebhookIndexes(documents: DocumentStore): Promise<void> {
 	// A user's webhooks in list order; the webhooks of a change's creator.
 	await documents.collection(WEBHOOKS).ensureIndex({ fields: { userId: 1, createTime: 1, _id: 1 } });
+	// The webhooks of deleted users, removed once drained.
+	await documents.collection(WEBHOOKS).ensureIndex({ fields: { retired: 1, _id: 1 } });
 	const deliveries = documents.collection(WEBHOOK_DELIVERIES);
 	// A webhook's next delivery (the head of its lane), and its pending ones.
 	await deliveries.ensureIndex({ fields: { webhookId: 1, state: 1, changeTime: 1, _id: 1 } });

@@ -7,7 +7,7 @@ import { documentsOf, resourcesOf } from "../../../shared/runtime/resources.js";
 import { authEvents } from "../auth.contract.js";
 import { WEBHOOK_DELIVERIES, WEBHOOK_LANES, type DeliveryDoc, type LaneDoc } from "./delivery-doc.js";
 import { DELIVERY_SCHEDULE, type DeliverySchedule } from "./delivery-schedule.js";
-import { dueWebhooks, forgetFinished, queueAgeMs, queueLagMs, serveLane, type WorkerDeps } from "./delivery-worker.js";
+import { dueWebhooks, forgetFinished, queueAgeMs, queueLagMs, removeRetired, serveLane, type WorkerDeps } from "./delivery-worker.js";
 import { postWebhook } from "./post-webhook.js";
 import { ensureWebhookIndexes } from "./webhook-indexes.js";
 import { WEBHOOKS, type WebhookDoc } from "./webhook-doc.js";
@@ -51,7 +51,7 @@ interface WebhooksMethods {
 	deliverDue(): Promise<void>;
 	/** Starts serving the due lanes not yet served (up to `concurrency`); the lanes, served or being served. */
 	startDueLanes(): Promise<Promise<void>[]>;
-	/** The queue-age gauge, and finished deliveries past their keeping time. */
+	/** The queue-age gauge, finished deliveries past their keeping time, and drained webhooks of deleted users. */
 	housekeeping(): Promise<void>;
 }
 
@@ -149,6 +149,7 @@ const WebhooksService: ServiceSchema<WebhooksSettings, WebhooksMethods, Webhooks
 				this.broker.metrics.set(QUEUE_LAG, (await queueLagMs(deps)) / 1000);
 			}
 			await forgetFinished(deps);
+			await removeRetired(deps);
 		}
 	},
 
