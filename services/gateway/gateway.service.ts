@@ -12,15 +12,14 @@ import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { drainOnShutdown } from "../../shared/runtime/http-drain.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
-import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
+import { InstanceSettingViewsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import type { ApiCompat } from "../../shared/runtime/config.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
 import { parseTraceparent, type ParentSpan } from "../../shared/runtime/tracing.js";
 import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta } from "../../shared/refresh-cookie.js";
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
-import { uploadLimitBytes } from "../attachments/attachments.contract.js";
 import { authEvents, hashPat } from "../auth/auth.contract.js";
-import { contentLimitOf, memoEvents, memosActions, type MemoChangeEvent } from "../memos/memos.contract.js";
+import { memoEvents, memosActions, type MemoChangeEvent } from "../memos/memos.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { bearerToken, callerOfAuthorization } from "./bearer.js";
@@ -39,6 +38,7 @@ import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
 import { LargeBodySlots, bodyLimitOf, type SettingLimits } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
+import { settingLimits } from "./setting-limits.js";
 import { buildParams, pickHeaders } from "./request-params.js";
 import { upstreamAnswer, upstreamRequest } from "./upstream-compat.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
@@ -134,7 +134,7 @@ const PROBES = new Set(["/healthz", "/readyz"]);
 
 const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars> = {
 	name: "gateway",
-	mixins: [ApiGateway, InstanceSettingsMixin as Partial<ServiceSchema>],
+	mixins: [ApiGateway, InstanceSettingViewsMixin as Partial<ServiceSchema>],
 	settings: {
 		port: 5230,
 		ip: "0.0.0.0",
@@ -366,10 +366,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			async () => this.sse.close(),
 			() => this.sse.close()
 		);
-		this.settingLimits = {
-			memoContentBytes: async () => contentLimitOf(await this.instanceSetting("MEMO_RELATED")),
-			attachmentBytes: async () => uploadLimitBytes(await this.instanceSetting("STORAGE"))
-		};
+		this.settingLimits = settingLimits(this.broker, key => this.instanceSetting(key), this.logger);
 		const metrics = httpMetrics(this.broker);
 		observeAnswers(this.server, [
 			...(metrics ? [metrics] : []),

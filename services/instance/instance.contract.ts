@@ -1,5 +1,5 @@
 import { defineAction, defineApiAction } from "../../shared/contract.js";
-import { settingUpdated, settingValue } from "../../shared/settings/instance-settings.contract.js";
+import { settingUpdated, settingValue, settingView } from "../../shared/settings/instance-settings.contract.js";
 
 /** The instance service's published boundary: what other services and the gateway may use of it. */
 
@@ -13,6 +13,7 @@ export const instanceActions = {
 	updateSetting: defineApiAction("instance.updateSetting"),
 	testEmailSetting: defineApiAction("instance.testEmailSetting"),
 	settingValue,
+	settingView,
 	/** The ACCESS setting's mode: anonymous callers are allowed on a PUBLIC instance only. */
 	accessMode: defineAction<undefined, AccessMode>("instance.accessMode")
 } as const;

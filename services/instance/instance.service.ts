@@ -15,6 +15,7 @@ import { instanceStore } from "./instance-store.js";
 import { getProfile } from "./profile.js";
 import { batchGetSettings, getSetting } from "./read-settings.js";
 import { effectiveSetting, type SettingValue } from "./setting-json.js";
+import { withoutSecrets } from "./setting-secrets.js";
 import { STATS_ACTIONS } from "./stats.js";
 import { TEST_EMAIL_TIMEOUT_MS } from "./test-email.js";
 import { testEmailSetting } from "./test-email-setting.js";
@@ -105,6 +106,15 @@ const InstanceService: ServiceSchema<InstanceSettings, InstanceMethods, Instance
 			params: { key: { type: "enum", values: [...INSTANCE_SETTING_KEYS] } },
 			async handler(ctx: Context<{ key: InstanceSettingKey }>): Promise<SettingValue> {
 				return effectiveSetting(ctx.params.key, await this.deps(ctx).store.stored(ctx.params.key));
+			}
+		},
+
+		/** The same value without its write-only secrets, for the gateway: it needs limits, never a secret (contract 4.12). */
+		settingView: {
+			visibility: "public",
+			params: { key: { type: "enum", values: [...INSTANCE_SETTING_KEYS] } },
+			async handler(ctx: Context<{ key: InstanceSettingKey }>): Promise<SettingValue> {
+				return withoutSecrets(ctx.params.key, effectiveSetting(ctx.params.key, await this.deps(ctx).store.stored(ctx.params.key)));
 			}
 		},
 

@@ -1,6 +1,7 @@
 import { invalidArgument } from "../../shared/errors.js";
 import type { InstanceSettingKey } from "../../shared/names.js";
 import type { SettingValue } from "./setting-json.js";
+import { SETTING_SPECS, type FieldSpec, type MessageSpec } from "./setting-schema.js";
 
 /**
  * Write-only secrets (contract 4.12, 11.4): clients read them as "" and send "" to keep the
@@ -67,4 +68,37 @@ export function keepStoredSecrets(key: InstanceSettingKey, next: SettingValue, s
 		default:
 			return;
 	}
+}
+
+function fieldWithoutSecrets(spec: FieldSpec, value: unknown): unknown {
+	switch (spec.kind) {
+		case "message": {
+			const message = asObject(value);
+			return message === undefined ? value : messageWithoutSecrets(spec.fields, message);
+		}
+		case "repeated":
+			return Array.isArray(value) ? value.map(item => fieldWithoutSecrets(spec.of, item)) : value;
+		case "map": {
+			const map = asObject(value);
+			return map === undefined ? value : Object.fromEntries(Object.entries(map).map(([k, v]) => [k, fieldWithoutSecrets(spec.of, v)]));
+		}
+		default:
+			return value;
+	}
+}
+
+// Only fields the spec names and does not mark secret are kept: a field it does not know cannot be told safe.
+function messageWithoutSecrets(spec: MessageSpec, value: Obj): Obj {
+	const out: Obj = {};
+	for (const [name, item] of Object.entries(value)) {
+		const field = spec[name];
+		if (field === undefined || (field.kind === "string" && field.secret === true)) continue;
+		out[name] = fieldWithoutSecrets(field, item);
+	}
+	return out;
+}
+
+/** A setting value with every write-only secret left out, at any depth: what may leave the service for a caller that needs none. */
+export function withoutSecrets(key: InstanceSettingKey, value: SettingValue): SettingValue {
+	return messageWithoutSecrets(SETTING_SPECS[key], value);
 }

@@ -204,6 +204,29 @@ describe("UpdateInstanceSetting (11.4)", () => {
 		}
 	});
 
+	test("the gateway reads settings without their secrets, and its body limits still follow them", async () => {
+		const s3Config = { accessKeyId: "AKIA-GATEWAY", accessKeySecret: "s3-secret-for-gateway", endpoint: "https://s3.example.com", bucket: "memos" };
+		const storage = { storageType: "LOCAL", uploadSizeLimitMb: "2", s3Config, storages: [{ id: "s3", name: "S3", type: "S3", s3Config: { ...s3Config, accessKeySecret: "s3-secret-2-for-gateway" } }] };
+		expect((await patch("STORAGE", { storageSetting: storage })).status).toBe(200);
+		const email = { smtpHost: "smtp.example.com", smtpPort: 587, smtpPassword: "smtp-secret-for-gateway", fromEmail: "memos@example.com" };
+		expect((await patch("NOTIFICATION", { notificationSetting: { email } })).status).toBe(200);
+		expect((await patch("AI", { aiSetting: { providers: [{ id: "gw", title: "GW", type: "OPENAI", apiKey: "sk-secret-for-gateway" }] } })).status).toBe(200);
+
+		const gateway = app.node.broker.getLocalService("gateway") as unknown as { instanceSetting(key: string): Promise<Record<string, unknown>> };
+		for (const key of ["GENERAL", "STORAGE", "MEMO_RELATED", "TAGS", "NOTIFICATION", "AI", "ACCESS"]) {
+			const seen = JSON.stringify(await gateway.instanceSetting(key));
+			expect({ key, secrets: seen.match(/accessKeySecret|smtpPassword|apiKey|for-gateway/g) }).toEqual({ key, secrets: null });
+		}
+		expect(await gateway.instanceSetting("STORAGE")).toMatchObject({ uploadSizeLimitMb: 2, s3Config: { accessKeyId: "AKIA-GATEWAY" } });
+
+		// The gateway sizes CreateAttachment's body from uploadSizeLimitMb: 2 MiB as base64 and 64 KiB around it.
+		const attach = (bytes: number) => call("POST", "/api/v1/attachments", admin, { filename: "a.bin", type: "application/octet-stream", content: Buffer.alloc(bytes).toString("base64") });
+		const limit = Math.ceil((2 * 1024 * 1024) / 3) * 4 + 64 * 1024;
+		expect((await attach(3 * 1024 * 1024)).body).toMatchObject({ code: 3, message: `request body is larger than the ${limit} bytes this operation takes` });
+		expect((await attach(1024 * 1024)).status).toBe(200);
+		expect((await patch("STORAGE", { storageSetting: { ...storage, uploadSizeLimitMb: "30" } })).status).toBe(200);
+	});
+
 	test("AI: generated ids, default endpoint, apiKeySet/apiKeyHint for admins, reduced view for users, keys never returned", async () => {
 		const res = await patch("AI", {
 			aiSetting: {

@@ -13,12 +13,13 @@ import type { EventRef } from "../../shared/contract.js";
  * services of services/, its call edges are the services each one names actions of (an
  * `<owner>Actions.<action>` reference: a `call(…)` site, a route table row, a table of actions
  * called), its event edges are the events each one handles (`<owner>Events.<event>.name`,
- * `onEvent(<owner>Events.<event>, …)` or `settingUpdated` in a handler), both ways. The instance settings mixin (shared/settings) calls
- * `instance.settingValue` and handles `instance.setting.updated` for the service that uses it.
+ * `onEvent(<owner>Events.<event>, …)` or `settingUpdated` in a handler), both ways. The instance settings mixins (shared/settings) call
+ * `instance.settingValue` or `instance.settingView` and handle `instance.setting.updated` for the service that uses one.
  */
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const MIXIN = "InstanceSettingsMixin";
+const MIXINS = new Set(["InstanceSettingsMixin", "InstanceSettingViewsMixin"]);
+const SETTING_ACTIONS = new Set(["settingValue", "settingView"]);
 
 const EVENT_REFS: Record<string, Record<string, EventRef<unknown>>> = { authEvents, spacesEvents, instanceEvents, memoEvents };
 const SETTING_UPDATED = instanceEvents.settingUpdated.name;
@@ -59,7 +60,7 @@ function edgesOf(svc: string, file: string, edges: Edges): void {
 			const owner = contractOwner(node.moduleSpecifier.text, file);
 			for (const element of node.importClause.namedBindings.elements) {
 				if (owner !== undefined) owners.set(element.name.text, owner);
-				if (element.name.text === MIXIN) owners.set(MIXIN, "instance");
+				if (MIXINS.has(element.name.text)) owners.set(element.name.text, "instance");
 			}
 		}
 		if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)) {
@@ -75,11 +76,11 @@ function edgesOf(svc: string, file: string, edges: Edges): void {
 			}
 		}
 		if (ts.isIdentifier(node) && !ts.isImportSpecifier(node.parent) && owners.has(node.text)) {
-			if (node.text === "settingValue") edges.calls.add(`${svc} --> instance`);
+			if (SETTING_ACTIONS.has(node.text)) edges.calls.add(`${svc} --> instance`);
 			if (node.text === "settingUpdated" && ts.isPropertyAccessExpression(node.parent) && node.parent.name.text === "name") {
 				edges.events.add(`instance -.->|${SETTING_UPDATED}| ${svc}`);
 			}
-			if (node.text === MIXIN) {
+			if (MIXINS.has(node.text)) {
 				edges.calls.add(`${svc} --> instance`);
 				edges.events.add(`instance -.->|${SETTING_UPDATED}| ${svc}`);
 			}

@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { ATTACHMENT_BODY, bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES, LARGE_BODY_BYTES, LargeBodySlots, MAX_BODY_LIMIT_BYTES, MEMO_BODY, USER_BODY } from "../../services/gateway/body-limits.js";
 import { answerClientErrors } from "../../services/gateway/client-errors.js";
+import { settingLimits } from "../../services/gateway/setting-limits.js";
 import { JsonDepthGuard } from "../../services/gateway/json-depth.js";
+import { Errors } from "moleculer";
 import { thrownServiceError } from "../support/service-errors.js";
 
 /** The gateway's request-body limits (contract 14) and its answers to requests Node's parser refuses (1.8). */
@@ -77,6 +79,39 @@ describe("body limits", () => {
 		slots.take(64 * MiB, one.req, one.serverRes);
 		const two = exchange();
 		expect(thrownServiceError(() => slots.take(64 * MiB, two.req, two.serverRes)).type).toBe("RESOURCE_EXHAUSTED");
+	});
+});
+
+describe("limits that follow the instance settings", () => {
+	const registry = (services: string[]) => ({ registry: { getServiceList: () => services.map(name => ({ name })) } }) as unknown as Parameters<typeof settingLimits>[0];
+	const logger = () => {
+		const warnings: string[] = [];
+		return { warnings, warn: (message: string) => void warnings.push(message) };
+	};
+	const values: Record<string, Record<string, unknown>> = { MEMO_RELATED: { contentLengthLimit: 20000 }, STORAGE: { uploadSizeLimitMb: 2 } };
+
+	test("are read from the settings the gateway is given", async () => {
+		const log = logger();
+		const limits = settingLimits(registry(["instance"]), async key => values[key]!, log);
+		expect(await limits.memoContentBytes()).toBe(20000);
+		expect(await limits.attachmentBytes()).toBe(2 * MiB);
+		expect(log.warnings).toEqual([]);
+	});
+
+	test("while the running instance nodes predate instance.settingView, are the largest body, said once", async () => {
+		const log = logger();
+		const limits = settingLimits(registry(["instance"]), async () => Promise.reject(new Errors.ServiceNotFoundError({ action: "instance.settingView" })), log);
+		expect(await limits.memoContentBytes()).toBe(MAX_BODY_LIMIT_BYTES);
+		expect(await limits.attachmentBytes()).toBe(MAX_BODY_LIMIT_BYTES);
+		expect(log.warnings).toHaveLength(1);
+		expect(log.warnings[0]).toContain("instance.settingView");
+	});
+
+	test("with no instance node at all, or any other failure, the request fails", async () => {
+		const missing = new Errors.ServiceNotFoundError({ action: "instance.settingView" });
+		await expect(settingLimits(registry([]), async () => Promise.reject(missing), logger()).memoContentBytes()).rejects.toBe(missing);
+		const timeout = new Errors.RequestTimeoutError({ action: "instance.settingView", nodeID: "n1" });
+		await expect(settingLimits(registry(["instance"]), async () => Promise.reject(timeout), logger()).attachmentBytes()).rejects.toBe(timeout);
 	});
 });
 

@@ -3,7 +3,7 @@ import { SETTING_DEFAULTS } from "../../services/instance/setting-defaults.js";
 import { requireAdmin, settingReadView } from "../../services/instance/setting-access.js";
 import { apiKeyHint, effectiveSetting, parseSettingBody, toSettingJson, type SettingValue } from "../../services/instance/setting-json.js";
 import { mergeSetting, parseSettingMask } from "../../services/instance/setting-mask.js";
-import { keepStoredSecrets } from "../../services/instance/setting-secrets.js";
+import { keepStoredSecrets, withoutSecrets } from "../../services/instance/setting-secrets.js";
 import { validateSetting } from "../../services/instance/setting-validation.js";
 import { codeOf, expectInvalidArgument } from "../support/service-errors.js";
 
@@ -108,6 +108,33 @@ describe("setting JSON (contract 4.12, 1.3)", () => {
 		expect(toSettingJson("TAGS", next, "member").tagsSetting).toEqual({
 			tags: { "work.*": { backgroundColor: { red: 1, green: 0.5, blue: 0 }, blurContent: true } }
 		});
+	});
+});
+
+describe("values without secrets (the gateway's view)", () => {
+	const s3 = { accessKeyId: "AKIA-ID", accessKeySecret: "s3-secret", endpoint: "https://s3.example.com", bucket: "b" };
+
+	test("every write-only secret is left out, at any depth; every other field is kept", () => {
+		const storage = { storageType: "S3", uploadSizeLimitMb: 64, s3Config: s3, storages: [{ id: "a", type: "S3", s3Config: { ...s3, accessKeySecret: "s3-secret-2" } }] };
+		expect(withoutSecrets("STORAGE", effectiveSetting("STORAGE", storage))).toEqual({
+			...effectiveSetting("STORAGE", storage),
+			s3Config: { accessKeyId: "AKIA-ID", endpoint: "https://s3.example.com", bucket: "b" },
+			storages: [{ id: "a", type: "S3", s3Config: { accessKeyId: "AKIA-ID", endpoint: "https://s3.example.com", bucket: "b" } }]
+		});
+		const email = { enabled: true, smtpHost: "smtp.example.com", smtpPort: 587, smtpPassword: "smtp-secret" };
+		expect(withoutSecrets("NOTIFICATION", { email })).toEqual({ email: { enabled: true, smtpHost: "smtp.example.com", smtpPort: 587 } });
+		const provider = { id: "p1", title: "P", type: "OPENAI", endpoint: "https://api.example.com/v1", apiKey: "sk-secret" };
+		expect(withoutSecrets("AI", { providers: [provider], transcription: { providerId: "p1" } })).toEqual({
+			providers: [{ id: "p1", title: "P", type: "OPENAI", endpoint: "https://api.example.com/v1" }],
+			transcription: { providerId: "p1" }
+		});
+	});
+
+	test("settings without secrets pass whole; a field the schema does not name is left out", () => {
+		for (const key of ["GENERAL", "MEMO_RELATED", "TAGS", "ACCESS"] as const) {
+			expect(withoutSecrets(key, effectiveSetting(key, undefined))).toEqual(effectiveSetting(key, undefined));
+		}
+		expect(withoutSecrets("MEMO_RELATED", { contentLengthLimit: 9000, password: "x" })).toEqual({ contentLengthLimit: 9000 });
 	});
 });
 
