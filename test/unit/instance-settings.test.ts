@@ -199,7 +199,7 @@ describe("validation (contract 11.4)", () => {
 		expect(update("ACCESS", undefined, { accessSetting: {} }).accessMode).toBe("INSTANCE_ACCESS_MODE_PRIVATE");
 	});
 
-	test("NOTIFICATION ports outside 0-65535 are INVALID_ARGUMENT", () => {
+	test("NOTIFICATION ports outside 1-65535 are INVALID_ARGUMENT", () => {
 		expect(codeOf(() => update("NOTIFICATION", undefined, { notificationSetting: { email: { smtpPort: 70000 } } }))).toBe("INVALID_ARGUMENT");
 		expect(codeOf(() => update("NOTIFICATION", undefined, { notificationSetting: { email: { smtpPort: -1 } } }))).toBe("INVALID_ARGUMENT");
 	});
