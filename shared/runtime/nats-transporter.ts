@@ -51,6 +51,8 @@ export type ProbeAnswer = "alive" | "gone" | "unknown";
  */
 export class NatsTransporter extends Transporters.NATS {
 	private aliveSubscription: Subscription | undefined;
+	/** Packets sent in this turn of the event loop, published together once its I/O callbacks have run. */
+	private unpublished: [topic: string, data: Buffer][] = [];
 
 	private get nats(): NatsConnection | null {
 		return this.client as NatsConnection | null;
@@ -116,6 +118,33 @@ export class NatsTransporter extends Transporters.NATS {
 	}
 
 	/**
+	 * The NATS client writes what was published once the current microtasks have run: one
+	 * socket write per packet when each HTTP request arrives in its own I/O callback, as under
+	 * load. Publishing the packets of a whole event-loop turn at once (after its I/O callbacks,
+	 * in the same turn) makes that one write, and one read for nats-server and the receiving
+	 * node. Order is kept; a packet not yet published when the client closes is published first.
+	 */
+	override send(topic: string, data: Buffer): Promise<void> {
+		if (!this.nats) return Promise.resolve();
+		if (this.unpublished.length === 0) setImmediate(() => this.publishSent());
+		this.unpublished.push([topic, data]);
+		return Promise.resolve();
+	}
+
+	private publishSent(): void {
+		const packets = this.unpublished;
+		this.unpublished = [];
+		for (const [topic, data] of packets) {
+			try {
+				this.nats?.publish(topic, data);
+			} catch (err) {
+				// The connection closed meanwhile: as a lost answer, the caller's time-out or the node's departure covers it.
+				this.logger.warn(`A packet to ${topic} was not published: ${err instanceof Error ? err.message : String(err)}`);
+			}
+		}
+	}
+
+	/**
 	 * Whether a remote node still holds its NATS connection: "gone" only on NATS's own "no
 	 * responders" answer; a slow or unanswered probe is "unknown" (heartbeats decide then).
 	 */
@@ -136,6 +165,8 @@ export class NatsTransporter extends Transporters.NATS {
 	}
 
 	override async disconnect(): Promise<void> {
+		// The DISCONNECT packet among them: other nodes learn of the departure at once.
+		this.publishSent();
 		this.aliveSubscription = undefined;
 		await super.disconnect();
 	}
