@@ -51,6 +51,8 @@ describeCluster("webhook delivery workers in processes of their own", () => {
 		await startApi();
 		await startWorker("webhooks-a");
 		await startWorker("webhooks-b");
+		// The gateway listens before the services of its process have started (503 until then, as for any missing service).
+		await waitFor("the instance profile through the gateway", async () => ((await fetch(`${cluster.gatewayUrl}/api/v1/instance/profile`)).status === 200 ? true : undefined));
 		await signUp(cluster.gatewayUrl, "admin");
 		admin = await signIn(cluster.gatewayUrl, "admin");
 		await signUp(cluster.gatewayUrl, "alice", undefined, { accessToken: admin.accessToken });
@@ -80,13 +82,17 @@ describeCluster("webhook delivery workers in processes of their own", () => {
 	});
 
 	test("a delivery pending when every process is killed (SIGKILL) is delivered after they start again", async () => {
+		// A worker killed between a 2xx and its record of it sends that delivery again (at least once):
+		// a receiver drops the repeat by its webhook-id, as README says receivers can.
+		const seen = new Set(receiver.delivered().map(r => r.webhookId));
+		const fresh = () => receiver.delivered().filter(r => !seen.has(r.webhookId));
 		receiver.received.length = 0;
 		// No worker: the changes' deliveries are recorded and wait.
 		await cluster.procs["webhooks-a"]!.stop("SIGKILL");
 		await cluster.procs["webhooks-b"]!.stop("SIGKILL");
 		const pending = [await create("while no worker runs"), await create("still none")];
 		expect((await api().update(alice, pending[0]!, "content", { content: "edited while none" })).status).toBe(200);
-		expect(receiver.received).toEqual([]);
+		expect(fresh()).toEqual([]);
 
 		await cluster.procs.api!.stop("SIGKILL");
 		await cluster.killNats();
@@ -94,12 +100,12 @@ describeCluster("webhook delivery workers in processes of their own", () => {
 		await startApi();
 		await startWorker("webhooks-a");
 
-		await delivered(3);
-		expect(receiver.delivered().map(r => [r.body.activityType, r.body.memo.name, r.body.memo.content])).toEqual([
+		await waitFor("3 new deliveries", async () => (fresh().length >= 3 ? true : undefined), 120_000);
+		expect(fresh().map(r => [r.body.activityType, r.body.memo.name, r.body.memo.content])).toEqual([
 			["memos.memo.created", pending[0], "while no worker runs"],
 			["memos.memo.created", pending[1], "still none"],
 			["memos.memo.updated", pending[0], "edited while none"]
 		]);
-		expect(receiver.delivered().every(r => r.verified)).toBe(true);
+		expect(fresh().every(r => r.verified)).toBe(true);
 	});
 });
