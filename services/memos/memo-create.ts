@@ -6,6 +6,7 @@ import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { deriveContent } from "./content/derive-content.js";
 import { applyLinks, checkedNames, linkMark, linkTarget } from "./memo-attachment-links.js";
+import { countedMemoChange } from "./memo-count.js";
 import type { MemoDoc, MemoLocation, Visibility } from "./memo-doc.js";
 import {
 	readContent,
@@ -109,7 +110,8 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	// Written with the memo: the links are then applied, or completed by the repair pass.
 	if (links.length > 0) Object.assign(memo, linkMark(links));
 	try {
-		await insertSequenced(deps.store.memos, deps.store.nextSeq, seq => Object.assign(memo, { seq }));
+		const insert = async () => ({ result: await insertSequenced(deps.store.memos, deps.store.nextSeq, seq => Object.assign(memo, { seq })), added: 1 });
+		await countedMemoChange(deps.store.totals, now, insert, err => err instanceof DuplicateKeyError);
 	} catch (err) {
 		// Soft-deleted memos keep their document, so their ids stay taken until purged.
 		if (err instanceof DuplicateKeyError) throw alreadyExists(`memo "memos/${input.id}" already exists`);

@@ -3,6 +3,7 @@ import { notFound } from "../../shared/errors.js";
 import { assertCanDelete } from "./memo-access.js";
 import { BULK_BATCH, changeEachMemo } from "./memo-bulk-changes.js";
 import { completeCleanups, runCleanup } from "./memo-cleanup.js";
+import { countedMemoChange, recountMemos } from "./memo-count.js";
 import { memoChangeEvent } from "./memo-events.js";
 import { memoEvents } from "./memos.contract.js";
 import { outboxEntry, withOutboxEntry } from "./memo-outbox.js";
@@ -22,7 +23,10 @@ export async function deleteMemo(deps: MemosDeps, caller: Caller, id: string, fo
 	const memo = await memos.findOne({ _id: id });
 	assertCanDelete(memo, id, caller, force, await deps.peers.spacesOf(caller));
 	const cleanup = force ? "purge" : "hide";
-	const marked = await memos.findOneAndUpdate({ _id: id, deleteTime: null }, withOutboxEntry({ $set: { deleteTime: now, cleanup } }, outboxEntry("memo.deleted", now)));
+	const marked = await countedMemoChange(deps.store.totals, now, async () => {
+		const changed = await memos.findOneAndUpdate({ _id: id, deleteTime: null }, withOutboxEntry({ $set: { deleteTime: now, cleanup } }, outboxEntry("memo.deleted", now)));
+		return { result: changed, added: changed === null ? 0 : -1 };
+	});
 	if (marked === null && !force) throw notFound(`memo "memos/${id}" not found`);
 	// Already deleted: purged now.
 	if (marked === null) await memos.update({ _id: id }, { $set: { cleanup } });
@@ -34,10 +38,12 @@ export async function deleteMemo(deps: MemosDeps, caller: Caller, id: string, fo
 
 /**
  * Erases memos soft-deleted more than the retention period before `now`, with their
- * attachments, and completes any clean-up left half-done (the repair pass). Returns how many
+ * attachments, and completes any clean-up left half-done (the repair pass), after recounting
+ * the memos when a change of their count was left pending (memo-count.ts). Returns how many
  * memos it completed.
  */
 export async function purgeExpiredMemos(deps: MemosDeps, now: number): Promise<number> {
+	await recountMemos(deps.store.totals, deps.store.memos, now);
 	await deps.store.memos.update({ deleteTime: { $lt: now - DELETED_RETENTION_MS } }, { $set: { cleanup: "purge" } }, { multi: true });
 	return completeCleanups(deps);
 }
@@ -57,8 +63,13 @@ export async function deleteUserData(deps: MemosDeps, userId: string, actor: Cal
 	await store.shortcuts.remove({ userId }, { multi: true });
 	await store.notifications.remove({ recipientId: userId }, { multi: true });
 	await store.notifications.remove({ senderId: userId }, { multi: true });
-	// The mark and the deletion in one write, so that no memo is deleted without its clean-up pending.
-	await changeEachMemo(deps, { select: { creatorId: userId, deleteTime: null }, write: () => ({ update: { $set: { deleteTime: now, cleanup: "purge" } } }), change: "memo.deleted", actor, now });
+	// The mark and the deletion in one write, so that no memo is deleted without its clean-up pending
+	// (nor purged while the count of memos, memo-count.ts, still has it).
+	const deleteLive = async () => {
+		const deleted = await changeEachMemo(deps, { select: { creatorId: userId, deleteTime: null }, write: () => ({ update: { $set: { deleteTime: now, cleanup: "purge" } } }), change: "memo.deleted", actor, now });
+		return { result: undefined, added: -deleted };
+	};
+	await countedMemoChange(store.totals, now, deleteLive);
 	// Those deleted before were told then: purged now, silently.
 	await store.memos.update({ creatorId: userId }, { $set: { cleanup: "purge" } }, { multi: true });
 	await completeCleanups(deps);

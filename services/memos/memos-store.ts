@@ -1,5 +1,6 @@
 import { nextSequence, SEQ_INDEX } from "../../shared/sequence.js";
 import type { Collection, DocumentStore, IndexSpec, Sort } from "../../shared/store/document-store.js";
+import type { MemoCountDoc } from "./memo-count.js";
 import type { MemoDoc, ReactionDoc, RelationDoc, ShareDoc } from "./memo-doc.js";
 import { ensureNotificationIndexes, type NotificationDoc } from "./notifications/notification-doc.js";
 import type { ShortcutDoc } from "./shortcuts.js";
@@ -11,6 +12,7 @@ const MEMO_SHARES = "memo_shares";
 const MEMO_SHORTCUTS = "memo_shortcuts";
 const MEMO_NOTIFICATIONS = "memo_notifications";
 const SEQUENCES = "memo_sequences";
+const MEMO_TOTALS = "memo_totals";
 
 /** The memos service's collections: memos and what each memo owns besides its document, and the creation counter. */
 export interface MemosStore {
@@ -23,6 +25,8 @@ export interface MemosStore {
 	shortcuts: Collection<ShortcutDoc>;
 	/** Users' inboxes: MEMO_COMMENT and MEMO_MENTION notifications (contract 17). */
 	notifications: Collection<NotificationDoc>;
+	/** InstanceStats' count of memos (memo-count.ts). */
+	totals: Collection<MemoCountDoc>;
 	/** The creation sequence that breaks ties between equal sort keys (contract 6.4): unique and increasing across replicas. */
 	nextSeq(): Promise<number>;
 }
@@ -35,6 +39,7 @@ export function memosStore(documents: DocumentStore): MemosStore {
 		shares: documents.collection<ShareDoc>(MEMO_SHARES),
 		shortcuts: documents.collection<ShortcutDoc>(MEMO_SHORTCUTS),
 		notifications: documents.collection<NotificationDoc>(MEMO_NOTIFICATIONS),
+		totals: documents.collection<MemoCountDoc>(MEMO_TOTALS),
 		nextSeq: () => nextSequence(documents, SEQUENCES, MEMOS)
 	};
 }
@@ -110,11 +115,12 @@ const MEMO_INDEXES: readonly IndexSpec[] = [
 	SEQ_INDEX,
 	// A memo's comments in relation-list order (relations.ts).
 	{ fields: { parentId: 1, deleteTime: 1, createTime: 1, _id: 1 } },
-	// Clean-ups: the purge of expired deletions, a space's memos, a deleted user's memos. The last
+	// Clean-ups: the purge of expired deletions (and the recount of memos not deleted, by id:
+	// memo-count.ts), a space's memos, a deleted user's memos. The last
 	// also reads a caller's soft-deleted memos (showDeleted, list-query.ts), and only those: a
 	// range on deleteTime cannot precede the sort keys, so that branch alone is sorted apart,
 	// at most the memos its caller deleted within the retention period.
-	{ fields: { deleteTime: 1 } },
+	{ fields: { deleteTime: 1, _id: 1 } },
 	{ fields: { spaceId: 1, deleteTime: 1 } },
 	{ fields: { creatorId: 1, deleteTime: 1 } },
 	// The repair passes: memos whose deletion is half-done (memo-cleanup.ts), whose notifications may be (notify-memo.ts).

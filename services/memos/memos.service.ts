@@ -36,6 +36,7 @@ import { updateMemo, type UpdateMemoParams } from "./memo-update.js";
 import type { ChangeReaders, ChangeToCheck, MemoAccessInfo } from "./memos.contract.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { ensureMemosIndexes, memosStore } from "./memos-store.js";
+import { ensureMemoCount, readMemoCount, type MemoCount } from "./memo-count.js";
 import { notifyPendingMemos } from "./notifications/notify-memo.js";
 import { deleteUserNotification, listUserNotifications, updateUserNotification, type NotificationDeps, type UpdateUserNotificationParams } from "./notifications/user-notifications.js";
 import { deleteMemoReaction, listMemoReactions, parseReactionType, upsertMemoReaction } from "./reactions.js";
@@ -441,12 +442,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		/**
 		 * The memos counter of InstanceStats (contract 4.11), for the instance service: memos that exist for their
 		 * users (NORMAL and ARCHIVED, comments included); soft-deleted ones are hidden everywhere else, so not
-		 * counted. Answered from the `deleteTime` index.
+		 * counted. Read from the counter this service keeps (memo-count.ts).
 		 */
 		stats: {
 			visibility: "public",
-			async handler(ctx: Ctx<unknown>): Promise<{ memoCount: number }> {
-				return { memoCount: await this.deps(ctx).store.memos.count({ deleteTime: null }) };
+			handler(ctx: Ctx<unknown>): Promise<MemoCount> {
+				return readMemoCount(this.deps(ctx).store.totals);
 			}
 		},
 
@@ -583,7 +584,9 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	async started() {
-		await ensureMemosIndexes(memosStore(documentsOf(this.broker)));
+		const store = memosStore(documentsOf(this.broker));
+		await ensureMemosIndexes(store);
+		await ensureMemoCount(store.totals);
 		// The repair pass (memo-cleanup.ts) needs the attachments service, which may start after
 		// this one: it runs once that is there, without holding up this service's start or stop.
 		const failed = (err: unknown) => this.logger.error(errorLog(err), "purging deleted memos and completing half-done deletions at start failed");
