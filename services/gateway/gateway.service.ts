@@ -32,7 +32,7 @@ import { SseFeed } from "./sse-feed.js";
 import { SseHub } from "./sse-hub.js";
 import { accessLog } from "./access-log.js";
 import { observeAnswers } from "./answered-requests.js";
-import { takeBytes } from "./bytes-field.js";
+import { bytesFieldInBody, takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
@@ -268,7 +268,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			if (spec.body !== undefined) {
 				const limit = await bodyLimitOf(spec.bodyLimit, this.settingLimits);
 				this.largeBodies.take(limit, req, res);
-				body = await readJsonBody(req, limit);
+				body = await readJsonBody(req, limit, bytesFieldInBody(spec));
 			}
 			const parts = this.apiCompat === "upstream" ? upstreamRequest(spec, { query: query ?? {}, body }) : { query: query ?? {}, body };
 			req.$params = buildParams(spec, parts.query, parts.body, params ?? {});

@@ -3,12 +3,17 @@ import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { invalidArgument } from "../../shared/errors.js";
+import { decodeBase64Text } from "../../shared/proto-json.js";
 import { bodyDecoderOf, contentEncodingOf } from "./content-encoding.js";
 import { JsonDepthGuard } from "./json-depth.js";
+import { stringSpanAt } from "./json-string-span.js";
 
 const tooLarge = (limit: number) => invalidArgument(`request body is larger than the ${limit} bytes this operation takes`);
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Bodies from this size on are worth a scan for their bytes field before they are parsed. */
+const BYTES_FIELD_SCAN_BYTES = 64 * 1024;
 
 /**
  * Reads the body's bytes, decoded from its Content-Encoding, refusing it as soon as the decoded
@@ -80,20 +85,60 @@ async function drain(req: IncomingMessage): Promise<void> {
 	await finished(req).catch(() => undefined);
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A large body whose bytes field (`bytesAt`, keys from the top-level object) is plain base64:
+ * the field decoded straight from the request's bytes, the rest of the body (the field's
+ * text cut out of it) parsed as usual and the decoded bytes, a Buffer, set in its place. The
+ * megabytes of text are neither parsed nor copied into the JavaScript heap (JSON.parse made
+ * an old-generation string of them per chunk, which the garbage collector then had to mark
+ * and sweep; issue 19). Undefined when the body is anything else (non-ASCII, the field
+ * escaped, absent or not base64, malformed JSON): it is then parsed whole, which answers its errors.
+ */
+function parseAroundBytesField(bytes: Buffer, bytesAt: readonly string[]): Record<string, unknown> | undefined {
+	if (!isAscii(bytes)) return undefined;
+	const span = stringSpanAt(bytes, bytesAt);
+	if (span === undefined) return undefined;
+	const decoded = decodeBase64Text(bytes.subarray(span.start, span.end));
+	if (decoded === undefined) return undefined;
+	const rest = Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]).toString("latin1");
+	let body: unknown;
+	try {
+		body = JSON.parse(rest);
+	} catch {
+		return undefined;
+	}
+	// The scan and the parser agree on where the field is, or the parser alone decides.
+	let holder = body;
+	for (const key of bytesAt.slice(0, -1)) holder = isObject(holder) ? holder[key] : undefined;
+	const field = bytesAt[bytesAt.length - 1] as string;
+	if (!isObject(holder) || holder[field] !== "") return undefined;
+	holder[field] = decoded;
+	return body as Record<string, unknown>;
+}
+
 /**
  * Reads and parses the JSON body of at most `limit` bytes once decoded (contract 19): gzip,
  * deflate, br or identity, UTF-8, nested at most 64 levels; anything else, or more, is
  * INVALID_ARGUMENT. An absent or empty body reads as undefined. Every body is read as JSON
  * whatever its Content-Type: clients of the upstream API send JSON with no or other content
- * types, and nothing else is accepted on /api/v1.
+ * types, and nothing else is accepted on /api/v1. `bytesAt`: where the route's base64 bytes
+ * field is in the body, which a large body may carry decoded (parseAroundBytesField).
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, bytesAt?: readonly string[]): Promise<unknown> {
 	let bytes: Buffer;
 	try {
 		bytes = await readBytes(req, limit);
 	} catch (err) {
 		await drain(req);
 		throw err;
+	}
+	if (bytesAt !== undefined && bytes.length >= BYTES_FIELD_SCAN_BYTES) {
+		const body = parseAroundBytesField(bytes, bytesAt);
+		if (body !== undefined) return body;
 	}
 	let text: string;
 	try {

@@ -3,12 +3,13 @@ import { invalidArgument } from "../../shared/errors.js";
 /** The deepest nesting of arrays and objects a JSON body may have (contract 19). */
 export const MAX_JSON_DEPTH = 64;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
+/** The bytes of JSON's structure, which UTF-8 never puts inside a multi-byte character. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_ARRAY = 0x5b;
+export const CLOSE_ARRAY = 0x5d;
+export const OPEN_OBJECT = 0x7b;
+export const CLOSE_OBJECT = 0x7d;
 
 /**
  * Follows the nesting of JSON text as its bytes arrive, without parsing it, so that a body

@@ -32,7 +32,8 @@ function expectError(res: Answer<unknown>, status: number, code: number): void {
 	expect(res.body).toMatchObject({ details: [] });
 }
 
-function upload(as: Session, body: Record<string, unknown>) {
+/** A string body is sent as it is (raw JSON text). */
+function upload(as: Session, body: Record<string, unknown> | string) {
 	return api.request<UploadAnswer>("POST", "/attachments:upload", { as, body });
 }
 
@@ -169,6 +170,21 @@ describe("sending chunks", () => {
 		expectError(await upload(alice(), { uploadId: session.uploadId, offset: "0", content: "***" }), 400, 3);
 		expectError(await upload(alice(), { uploadId: session.uploadId, content: "AAAA" }), 400, 3);
 		expect((await upload(alice(), { uploadId: session.uploadId })).body.nextOffset).toBe("0");
+	});
+
+	test("a large chunk's JSON may escape its slashes (\\/, as PHP's json_encode does); a raw line feed in its content is no JSON", async () => {
+		const source = patterned(300 * 1024);
+		const session = await open(alice(), { filename: "escaped.bin", size: String(source.length) });
+		const content = source.toString("base64");
+		expect(content).toContain("/");
+		const raw = (text: string) => `{"uploadId":"${session.uploadId}","offset":"0","content":"${text}"}`;
+		const broken = await upload(alice(), raw(`${content.slice(0, 1000)}\n${content.slice(1000)}`));
+		expect(broken.body).toMatchObject({ code: 3, message: "invalid JSON body" });
+		const spoilt = await upload(alice(), raw(`${content.slice(0, 1000)}!${content.slice(1000)}`));
+		expect(spoilt.body).toMatchObject({ code: 3, message: "content must be base64" });
+		const done = await upload(alice(), raw(content.replaceAll("/", "\\/")));
+		expect(done.status).toBe(200);
+		expect((await download(done.body.attachment?.name as string, alice())).equals(source)).toBe(true);
 	});
 
 	test("a status query changes nothing; completion is replayable by a status query or the final chunk again", async () => {

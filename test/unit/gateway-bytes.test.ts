@@ -1,5 +1,6 @@
 import { STREAM_LENGTH_PARAM } from "../../shared/contract.js";
-import { takeBytes } from "../../services/gateway/bytes-field.js";
+import { bytesFieldInBody, takeBytes } from "../../services/gateway/bytes-field.js";
+import type { RouteSpec } from "../../services/gateway/route-spec.js";
 
 describe("request bytes taken out of the params", () => {
 	test("a nested base64 field is decoded, removed, and its length recorded", () => {
@@ -27,5 +28,22 @@ describe("request bytes taken out of the params", () => {
 	test("invalid base64 and non-strings are INVALID_ARGUMENT", () => {
 		expect(() => takeBytes({ content: "not base64!" }, "content")).toThrow(expect.objectContaining({ type: "INVALID_ARGUMENT" }));
 		expect(() => takeBytes({ content: 42 }, "content")).toThrow(expect.objectContaining({ type: "INVALID_ARGUMENT" }));
+	});
+
+	test("bytes the body reader decoded already (a Buffer) are taken as they are", () => {
+		const params: Record<string, unknown> = { content: Buffer.from("hi"), uploadId: "u" };
+		expect(takeBytes(params, "content")?.toString()).toBe("hi");
+		expect(params).toEqual({ uploadId: "u", [STREAM_LENGTH_PARAM]: 2 });
+	});
+
+	test("where the bytes field lies in the JSON body follows the route's body mapping", () => {
+		const spec = (body: string | undefined, bytesField: string | undefined) => ({ body, bytesField }) as RouteSpec;
+		expect(bytesFieldInBody(spec("*", "content"))).toEqual(["content"]);
+		expect(bytesFieldInBody(spec("*", "audio.content"))).toEqual(["audio", "content"]);
+		expect(bytesFieldInBody(spec("attachment", "attachment.content"))).toEqual(["content"]);
+		expect(bytesFieldInBody(spec("attachment", "other.content"))).toBeUndefined();
+		expect(bytesFieldInBody(spec("attachment", "attachment"))).toBeUndefined();
+		expect(bytesFieldInBody(spec("*", undefined))).toBeUndefined();
+		expect(bytesFieldInBody(spec(undefined, "content"))).toBeUndefined();
 	});
 });

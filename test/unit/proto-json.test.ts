@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import {
 	parseBool,
+	decodeBase64Text,
 	parseBytes,
 	parseEnum,
 	parseInt32,
@@ -304,6 +305,21 @@ describe("parseBytes / toBytes", () => {
 			}),
 			{ numRuns: 2000 }
 		);
+	});
+
+	test("a text of many decoder slices decodes whole, and one character out of place anywhere in it is refused", () => {
+		const bytes = Buffer.from(Array.from({ length: 300_001 }, (_, i) => (i * 131) % 256));
+		const text = bytes.toString("base64");
+		expect(parseBytes(text, "content").equals(bytes)).toBe(true);
+		expect(parseBytes(bytes.toString("base64url"), "content").equals(bytes)).toBe(true);
+		expect(decodeBase64Text(Buffer.from(text))?.equals(bytes)).toBe(true);
+		for (const at of [0, 1, 65_535, 65_536, 65_537, 131_071, 200_000, text.length - 5]) {
+			for (const odd of [" ", "!", "=", "-"]) {
+				const spoilt = `${text.slice(0, at)}${odd}${text.slice(at + 1)}`;
+				expectInvalidArgument(() => parseBytes(spoilt, "content"), "content");
+				expect(decodeBase64Text(Buffer.from(spoilt))).toBeUndefined();
+			}
+		}
 	});
 
 	test.each([null, undefined, 0, [1, 2], {}, Buffer.from("x")])("rejects the non-string %p", (value) => {
