@@ -62,6 +62,8 @@ export interface MemosDeps {
 	announce: AnnounceChange;
 	/** A step after a stored change failed and is left to a repair pass (notify-memo.ts): logged as a warning. */
 	leftForRepair(err: unknown, what: string): void;
+	/** A condition worth one warning per process (older peers in a rolling deploy): logged the first time `key` comes. */
+	warnOnce(key: string, message: string): void;
 	/**
 	 * Relays the outbox entries of `docs`, rendered as `memos`, right after their change
 	 * (memo-outbox.ts); a failure is logged and the entries wait for the relay pass.

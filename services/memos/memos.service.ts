@@ -127,7 +127,17 @@ function notificationDeps(deps: MemosDeps, ctx: Ctx<unknown>): NotificationDeps 
 		notifications: deps.store.notifications,
 		memos: deps.store.memos,
 		userIds: usernames => deps.peers.userIds(usernames),
-		usersById: async ids => new Map(ids.length === 0 ? [] : Object.entries(await call(ctx, authActions.userMessages, { ids }))),
+		async senders(ids) {
+			if (ids.length === 0) return new Map();
+			try {
+				const users = await call(ctx, authActions.userMessages, { ids });
+				return new Map(Object.entries(users).map(([id, user]) => [id, { name: String(user.name), user }]));
+			} catch (err) {
+				if (!isActionNotYetOffered(ctx.broker, authActions.userMessages, err)) throw err;
+				deps.warnOnce(authActions.userMessages.name, `the running auth nodes do not offer ${authActions.userMessages.name} yet (a rolling deploy?): notifications are listed without senderUser until they do`);
+				return new Map([...(await deps.peers.userNames(ids))].map(([id, name]) => [id, { name }]));
+			}
+		},
 		spacesOf: caller => deps.peers.spacesOf(caller)
 	};
 }
@@ -543,6 +553,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 					broadcast(this.broker, event, payload).catch((err: unknown) => this.logger.error(errorLog(err), `broadcasting ${event.name} failed`)),
 				links: { cache: this.linkCache, allowPrivateNetworks: resourcesOf(this.broker).config.linkMetadataAllowPrivateNetworks },
 				leftForRepair: (err, what) => this.logger.warn(errorLog(err), `${what} failed; the repair pass will complete them`),
+				warnOnce: (key, message) => this.warnOnce(key, message),
 				relayNow: (docs, memos) => relayChanges(deps, docs, memos).catch((err: unknown) => deps.leftForRepair(err, "recording memo changes for webhooks"))
 			};
 			return deps;

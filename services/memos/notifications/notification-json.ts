@@ -6,10 +6,16 @@ import type { MemoDoc } from "../memo-doc.js";
 import type { SpaceRoles } from "../memo-spaces.js";
 import type { NotificationDoc } from "./notification-doc.js";
 
+/** A notification's sender: `users/{username}`, and the User message unless it cannot be had (a rolling deploy). */
+export interface Sender {
+	name: string;
+	user?: Record<string, unknown>;
+}
+
 /** What a page of notifications is shown with, read once per page (user-notifications.ts). */
 export interface NotificationView {
-	/** The User message per sender id, an archived sender's too (as upstream); a deleted sender has none. */
-	senders: ReadonlyMap<string, Record<string, unknown>>;
+	/** Per sender id, an archived sender's too (as upstream); a deleted sender has none. */
+	senders: ReadonlyMap<string, Sender>;
 	/** The memos the notifications name that are not deleted. */
 	memos: ReadonlyMap<string, MemoDoc>;
 	/** The recipient, and their spaces: the payload shows only what they can read now. */
@@ -25,9 +31,9 @@ export interface NotificationView {
  * stays, without it. A mention's `relatedMemo` (the commented memo) is "" unless readable too.
  */
 export function notificationJson(doc: NotificationDoc, recipient: string, view: NotificationView): Record<string, unknown> {
-	const senderUser = view.senders.get(doc.senderId);
-	const json: Record<string, unknown> = { name: `users/${recipient}/notifications/${doc._id}`, sender: senderUser?.name ?? "" };
-	if (senderUser !== undefined) json.senderUser = senderUser;
+	const sender = view.senders.get(doc.senderId);
+	const json: Record<string, unknown> = { name: `users/${recipient}/notifications/${doc._id}`, sender: sender?.name ?? "" };
+	if (sender?.user !== undefined) json.senderUser = sender.user;
 	Object.assign(json, { status: doc.status, createTime: toTimestamp(doc.createTime), type: doc.type });
 	const readable = (id: string | null) => {
 		const memo = id === null ? undefined : view.memos.get(id);

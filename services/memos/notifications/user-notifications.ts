@@ -8,7 +8,7 @@ import type { MemoDoc } from "../memo-doc.js";
 import type { SpaceRoles } from "../memo-spaces.js";
 import { ownUser } from "../own-user.js";
 import { NOTIFICATION_ORDER, NOTIFICATION_STATUSES, type NotificationDoc } from "./notification-doc.js";
-import { notificationJson, type NotificationView } from "./notification-json.js";
+import { notificationJson, type NotificationView, type Sender } from "./notification-json.js";
 
 /**
  * ListUserNotifications, UpdateUserNotification and DeleteUserNotification (contract 17,
@@ -22,8 +22,8 @@ export interface NotificationDeps {
 	memos: Collection<MemoDoc>;
 	/** User ids per username, in one call. */
 	userIds(usernames: string[]): Promise<Map<string, string>>;
-	/** The User message per user id, whatever the user's state, as the caller may see it, in one call. */
-	usersById(ids: string[]): Promise<Map<string, Record<string, unknown>>>;
+	/** The sender per user id, whatever the user's state, its User message as the caller may see it, in one call. */
+	senders(ids: string[]): Promise<Map<string, Sender>>;
 	/** The caller's spaces and roles. */
 	spacesOf(caller: Caller): Promise<SpaceRoles>;
 }
@@ -38,7 +38,7 @@ async function viewOf(deps: NotificationDeps, docs: readonly NotificationDoc[], 
 	if (docs.length === 0) return { senders: new Map(), memos: new Map(), caller, spaces: new Map() };
 	const memoIds = [...new Set(docs.flatMap(doc => (doc.relatedMemoId === null ? [doc.memoId] : [doc.memoId, doc.relatedMemoId])))];
 	const [senders, memos, spaces] = await Promise.all([
-		deps.usersById([...new Set(docs.map(doc => doc.senderId))]),
+		deps.senders([...new Set(docs.map(doc => doc.senderId))]),
 		deps.memos.find({ _id: { $in: memoIds }, deleteTime: null }),
 		deps.spacesOf(caller)
 	]);

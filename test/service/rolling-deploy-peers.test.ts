@@ -10,11 +10,13 @@ import { fake, fakeService } from "../support/fake-service.js";
 import { memosBroker } from "../support/memos-broker.js";
 
 /**
- * A rolling deploy (contract 17's live stream): the memos service is new, the spaces nodes
- * running are older and do not offer `spaces.membersOfSpaces` yet. The read check the gateway
- * asks for must still answer, failing closed for the changes of SPACE memos (their creator
- * alone hears them: no membership is known), and say so in the log once, not per change; the
- * gateway's streams stay open. A spaces service that is down altogether still fails the check.
+ * A rolling deploy (contract 17): the memos service is new, the spaces and auth nodes running
+ * are older. Without `spaces.membersOfSpaces`, the read check the gateway asks for must still
+ * answer, failing closed for the changes of SPACE memos (their creator alone hears them: no
+ * membership is known), and say so in the log once, not per change; the gateway's streams stay
+ * open. A spaces service that is down altogether still fails the check. Without
+ * `auth.userMessages`, notifications are listed with their senders' names and without
+ * `senderUser`, with one warning.
  */
 
 const alice: Caller = { id: "u-alice", username: "alice", role: "USER" };
@@ -44,7 +46,7 @@ beforeAll(async () => {
 	broker.createService(fakeService("instance", [fake(settingValue, () => ({ contentLengthLimit: 8192 }))]));
 	await broker.start();
 	await call(broker, memosActions.createMemo, { memoId: "in-space", memo: { content: "for the space", visibility: "SPACE", space: "spaces/s1" } }, as(alice));
-	await call(broker, memosActions.createMemo, { memoId: "protected", memo: { content: "for everyone", visibility: "PROTECTED" } }, as(alice));
+	await call(broker, memosActions.createMemo, { memoId: "protected", memo: { content: "for everyone, @bob", visibility: "PROTECTED" } }, as(alice));
 });
 
 afterAll(async () => {
@@ -69,6 +71,21 @@ test("without spaces.membersOfSpaces on the running nodes, a SPACE memo's change
 		}
 		expect(warn).toHaveBeenCalledTimes(1);
 		expect(String(warn.mock.calls[0]![0])).toContain("spaces.membersOfSpaces");
+	} finally {
+		warn.mockRestore();
+	}
+});
+
+test("without auth.userMessages on the running nodes, notifications name their senders and leave senderUser out; one warning", async () => {
+	const memos = broker.getLocalService("memos") as Service;
+	const warn = jest.spyOn(memos.logger, "warn").mockImplementation(() => undefined);
+	try {
+		for (let i = 0; i < 2; i++) {
+			const page = (await call(broker, memosActions.listUserNotifications, { user: "bob" }, as(bob))) as { notifications: Record<string, unknown>[] };
+			expect(page.notifications.map(n => [n.sender, n.type, "senderUser" in n])).toEqual([["users/alice", "MEMO_MENTION", false]]);
+		}
+		expect(warn).toHaveBeenCalledTimes(1);
+		expect(String(warn.mock.calls[0]![0])).toContain("auth.userMessages");
 	} finally {
 		warn.mockRestore();
 	}
