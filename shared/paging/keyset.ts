@@ -1,4 +1,5 @@
 import type { Filter, Sort } from "../store/document-store.js";
+import { compareValues } from "../store/sort-order.js";
 
 /**
  * Keyset pagination: a page token holds the sort-key values of the last item served, and
@@ -71,37 +72,4 @@ export function afterPosition(sort: Sort, position: Position, fixed: Record<stri
 /** The sort keys `branch` fixes by equality to a value of the key's type (their position is decided by the branch). */
 export function fixedKeys(branch: Filter, sort: Sort, types: KeyTypes): Record<string, unknown> {
 	return Object.fromEntries(Object.keys(sort).flatMap(key => (typeof branch[key] === types[key] ? [[key, branch[key]]] : [])));
-}
-
-/**
- * Strings in code point order, as MongoDB (binary comparison) and SQLite (BINARY collation
- * of UTF-8) order them; JavaScript's `<` compares UTF-16 units, which differs past U+D7FF.
- */
-function compareStrings(a: string, b: string): number {
-	const length = Math.min(a.length, b.length);
-	for (let i = 0; i < length; i++) {
-		const x = a.codePointAt(i) as number;
-		const y = b.codePointAt(i) as number;
-		if (x !== y) return x < y ? -1 : 1;
-		if (x > 0xffff) i++;
-	}
-	return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
-}
-
-function compareValues(a: unknown, b: unknown): number {
-	if (typeof a === "string" && typeof b === "string") return compareStrings(a, b);
-	if ((typeof a === "number" && typeof b === "number") || (typeof a === "boolean" && typeof b === "boolean")) return a === b ? 0 : a < b ? -1 : 1;
-	throw new TypeError(`sort keys of different types cannot be compared: ${typeof a} and ${typeof b}`);
-}
-
-/** Orders documents as the store orders them under `sort` (used to merge branch pages). */
-export function sortComparator(sort: Sort): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
-	const keys = Object.entries(sort);
-	return (a, b) => {
-		for (const [key, direction] of keys) {
-			const order = compareValues(a[key], b[key]);
-			if (order !== 0) return order * direction;
-		}
-		return 0;
-	};
 }

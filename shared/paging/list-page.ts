@@ -1,5 +1,6 @@
 import type { Collection, Doc, Filter, Sort } from "../store/document-store.js";
-import { afterPosition, fixedKeys, positionGuard, positionOf, sortComparator, type KeyTypes, type Position } from "./keyset.js";
+import { mergeSorted, sortedUnique } from "../store/sort-order.js";
+import { afterPosition, fixedKeys, positionGuard, positionOf, type KeyTypes, type Position } from "./keyset.js";
 import { decodePageToken, encodePageToken } from "./page-token.js";
 
 export { PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, normalizePageSize, pageSizeParam } from "./page-token.js";
@@ -9,9 +10,10 @@ export type { KeyTypes, Position } from "./keyset.js";
  * One page of any list (contract 1.7). The list's selection is given as branches, each an
  * equality-prefixed filter that one index serves with `sort` after the prefix (a caller's
  * own memos, the PUBLIC ones, each space's…). Every branch is read in index order from the
- * token's position with `limit: pageSize + 1`, and the branches are merged in memory, so a
- * page costs at most pageSize + 1 index entries per branch however large the collection,
- * where one `$or` with a sort would make the store sort every match.
+ * token's position with `limit: pageSize + 1`, and the branches are merged (by the store, in
+ * one read that reads whole only the documents of the page: Collection.findMerged), so a page
+ * costs at most pageSize + 1 index entries per branch however large the collection, where one
+ * `$or` with a sort would make the store sort every match.
  */
 export interface ListPageSpec {
 	/** The operation a token belongs to; a token of another operation is INVALID_ARGUMENT. */
@@ -64,24 +66,6 @@ export function pageOf<T extends object>(candidates: readonly T[], spec: Pick<Li
 	return { items, nextPageToken };
 }
 
-/** Merges sorted runs into one sorted list without duplicates (by `_id`), keeping at most `limit`. */
-export function mergeSorted<T extends Doc>(runs: readonly (readonly T[])[], sort: Sort, limit: number): T[] {
-	return runs.length === 1 ? runs[0].slice(0, limit) : sortedUnique(runs.flat(), sort, limit);
-}
-
-/** `docs` in `sort` order without duplicates (by `_id`), at most `limit`. */
-function sortedUnique<T extends Doc>(docs: T[], sort: Sort, limit: number): T[] {
-	const seen = new Set<string>();
-	const merged: T[] = [];
-	for (const doc of docs.sort(sortComparator(sort))) {
-		if (seen.has(doc._id)) continue;
-		seen.add(doc._id);
-		merged.push(doc);
-		if (merged.length === limit) break;
-	}
-	return merged;
-}
-
 /**
  * The branches with each boolean sort key (`pinned`), and `splitBy`, made an equality in each:
  * the key then drops out of the order an index must give, wherever it stands in it, and one
@@ -95,24 +79,34 @@ function splitOnBooleans(spec: ListPageSpec): Filter[] {
 	return branches;
 }
 
-/** Reads one page of `collection` as `spec` describes. */
+/**
+ * Reads one page of `collection` as `spec` describes: one branch by a find, several by one
+ * merged read (Collection.findMerged); a grouped order by the reads of each branch, merged here.
+ */
 export async function listPage<T extends Doc>(collection: Collection<T>, spec: ListPageSpec): Promise<Page<T>> {
 	const position = pagePosition(spec);
 	if (spec.branches.length === 0) return { items: [], nextPageToken: "" };
 	const where = spec.where !== undefined && Object.keys(spec.where).length > 0 ? [spec.where] : [];
 	const limit = spec.pageSize + 1;
-	const runs = await Promise.all(
-		splitOnBooleans(spec).map(branch => {
-			const read = (conditions: Filter[], sort: Sort) => {
-				const shared = [...where, ...conditions.filter(condition => Object.keys(condition).length > 0)];
-				return collection.find(shared.length === 0 ? branch : { $and: [branch, ...shared] }, { sort, limit });
-			};
-			if (spec.groupedBy !== undefined) return readGrouped(spec, spec.groupedBy, position, read, branch);
-			const after = position === null ? {} : afterPosition(spec.sort, position, fixedKeys(branch, spec.sort, spec.keyTypes));
-			return after === null ? [] : read([after], spec.sort);
-		})
-	);
-	return pageOf(mergeSorted(runs, spec.sort, limit), spec);
+	const filterOf = (branch: Filter, conditions: Filter[]) => {
+		const shared = [...where, ...conditions.filter(condition => Object.keys(condition).length > 0)];
+		return shared.length === 0 ? branch : { $and: [branch, ...shared] };
+	};
+	const branches = splitOnBooleans(spec);
+	const { groupedBy } = spec;
+	if (groupedBy !== undefined) {
+		const runs = await Promise.all(
+			branches.map(branch => readGrouped(spec, groupedBy, position, (conditions, sort) => collection.find(filterOf(branch, conditions), { sort, limit }), branch))
+		);
+		return pageOf(mergeSorted(runs, spec.sort, limit), spec);
+	}
+	const filters = branches.flatMap(branch => {
+		const after = position === null ? {} : afterPosition(spec.sort, position, fixedKeys(branch, spec.sort, spec.keyTypes));
+		return after === null ? [] : [filterOf(branch, [after])];
+	});
+	const read = { sort: spec.sort, limit };
+	if (filters.length === 0) return pageOf([], spec);
+	return pageOf(filters.length === 1 ? await collection.find(filters[0] as Filter, read) : await collection.findMerged(filters, read), spec);
 }
 
 /**

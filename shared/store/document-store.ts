@@ -38,6 +38,12 @@ export interface FindOptions {
 	projection?: Record<string, 1>;
 }
 
+/** A merged read of branches (Collection.findMerged): the order, and the documents wanted. */
+export interface MergedFindOptions {
+	sort: Sort;
+	limit: number;
+}
+
 export interface UpdateOptions {
 	/** Update every matching document (default: the first one only). */
 	multi?: boolean;
@@ -64,6 +70,13 @@ export interface Collection<T extends Doc = Doc> {
 	/** Inserts; a clash on `_id` or a unique index throws DuplicateKeyError. */
 	insert(doc: T): Promise<T>;
 	find(filter: Filter, options?: FindOptions): Promise<T[]>;
+	/**
+	 * The first `limit` documents in `sort` order among those matching any of `branches`, each
+	 * once: a top-k read of a union. Each branch must be served by an index in `sort` order (after
+	 * the keys it fixes), and the store reads at most `limit` entries of each, where one find of
+	 * their `$or` would have it sort every match. Only the documents returned are read whole.
+	 */
+	findMerged(branches: readonly Filter[], options: MergedFindOptions): Promise<T[]>;
 	findOne(filter: Filter): Promise<T | null>;
 	count(filter: Filter): Promise<number>;
 	/**

@@ -1,4 +1,4 @@
-import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, Update, UpdateOptions } from "./document-store.js";
+import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, MergedFindOptions, Update, UpdateOptions } from "./document-store.js";
 
 /** How a missing index is named in logs and readiness: collection, fields in order, options. */
 export function describeIndex(collection: string, spec: IndexSpec): string {
@@ -76,6 +76,10 @@ class IndexCheckingCollection<T extends Doc> implements Collection<T> {
 
 	find(filter: Filter, options?: FindOptions): Promise<T[]> {
 		return this.inner.find(filter, options);
+	}
+
+	findMerged(branches: readonly Filter[], options: MergedFindOptions): Promise<T[]> {
+		return this.inner.findMerged(branches, options);
 	}
 
 	findOne(filter: Filter): Promise<T | null> {

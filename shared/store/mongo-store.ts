@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import mongoose from "mongoose";
-import { DuplicateKeyError, type Collection, type Doc, type DocumentStore, type Filter, type FindOptions, type IndexSpec, type Update, type UpdateOptions } from "./document-store.js";
+import { DuplicateKeyError, type Collection, type Doc, type DocumentStore, type Filter, type FindOptions, type IndexSpec, type MergedFindOptions, type Update, type UpdateOptions } from "./document-store.js";
 import { mapMongoError } from "./mongo-errors.js";
+import { findMergedByBranch } from "./sort-order.js";
 
 type NativeCollection = mongoose.Collection<Doc>;
 type MongoFilter = mongoose.mongo.Filter<Doc>;
@@ -164,6 +165,11 @@ class MongoCollection implements Collection<Doc> {
 				})
 				.toArray()
 		);
+	}
+
+	/** MongoDB has no merge of sorted reads: each branch is its own limited find, merged here. */
+	findMerged(branches: readonly Filter[], options: MergedFindOptions): Promise<Doc[]> {
+		return findMergedByBranch((filter, read) => this.find(filter, read), branches, options);
 	}
 
 	findOne(filter: Filter): Promise<Doc | null> {

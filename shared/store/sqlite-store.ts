@@ -3,7 +3,7 @@ import { accessSync, constants, mkdirSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { BoundedCache } from "../cache/bounded-cache.js";
-import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, StorageError, Update, UpdateOptions } from "./document-store.js";
+import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, MergedFindOptions, StorageError, Update, UpdateOptions } from "./document-store.js";
 import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from "./sqlite/apply-update.js";
 import { columnOf, columnValue, FieldColumns, fieldOfColumn } from "./sqlite/field-columns.js";
 import { FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
@@ -389,6 +389,11 @@ export class SqliteDocumentStore implements DocumentStore {
 		return (this.collection(name) as unknown as SqliteCollection<Doc>).explainFind(filter, options);
 	}
 
+	/** SQLite's plan for a `findMerged` on collection `name` (the plan tests). */
+	explainFindMerged(name: string, branches: readonly Filter[], options: MergedFindOptions): string[] {
+		return (this.collection(name) as unknown as SqliteCollection<Doc>).explainFindMerged(branches, options);
+	}
+
 	/** Runs `sql` on its own, after this turn's writes are committed (tests, pragmas). */
 	exec(sql: string): void {
 		this.commitGroup();
@@ -638,6 +643,49 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		// B-tree instead of reading the index in order (the plan tests show it).
 		if (options.limit || options.skip) sql += ` LIMIT ${translator.param(options.limit || -1)} + 0 OFFSET ${translator.param(options.skip ?? 0)} + 0`;
 		return { sql, params: translator.params, projected };
+	}
+
+	async findMerged(branches: readonly Filter[], options: MergedFindOptions): Promise<T[]> {
+		const rows = await this.readSettled(() => {
+			const { sql, params } = this.mergedSql(branches, options);
+			return this.store.statement(sql).all(...params) as Row[];
+		});
+		return rows.map(row => toDoc<T>(row._id as string, row.doc as string));
+	}
+
+	explainFindMerged(branches: readonly Filter[], options: MergedFindOptions): string[] {
+		return this.read(() => {
+			const { sql, params } = this.mergedSql(branches, options);
+			return (this.store.statement(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Row[]).map(row => String(row.detail));
+		});
+	}
+
+	/**
+	 * One statement for findMerged: each branch's first `limit` rows in `sort` order as their
+	 * rowids and sort keys, which the index serving the branch holds (field columns: so no
+	 * document is read there), merged by SQLite and cut to `limit` (UNION: a row of several branches counts once),
+	 * then the documents of those rows alone. Within one statement every branch sees the same data.
+	 */
+	private mergedSql(branches: readonly Filter[], options: MergedFindOptions): { sql: string; params: SqlParam[] } {
+		const keys = Object.entries(options.sort);
+		if (keys.length === 0 || branches.length === 0) throw new Error("a merged find needs a sort and at least one branch");
+		const arrays = this.arrayPaths();
+		const columns = this.columns().byPath;
+		const params: SqlParam[] = [];
+		const arms = branches.map(branch => {
+			const translator = new FilterTranslator(arrays, "doc", params.length + 1, columns);
+			const values = keys.map(([field], i) => `${translator.fieldValue(field)} AS k${i}`).join(", ");
+			const where = translator.where(branch);
+			const order = translator.orderBy(options.sort, branch);
+			// `+ 0`: a limit the planner cannot read, as in findSql.
+			const limit = translator.param(options.limit);
+			params.push(...translator.params);
+			return `SELECT * FROM (SELECT rowid AS r, ${values} FROM ${this.table} WHERE ${where}${order === "" ? "" : ` ORDER BY ${order}`} LIMIT ${limit} + 0)`;
+		});
+		const merged = (prefix: string) => keys.map(([, direction], i) => `${prefix}k${i} ${direction === -1 ? "DESC" : "ASC"}`).join(", ");
+		params.push(options.limit);
+		const top = `${arms.join(" UNION ")} ORDER BY ${merged("")} LIMIT ?${params.length} + 0`;
+		return { sql: `SELECT m._id, m.doc FROM (${top}) AS w JOIN ${this.table} AS m ON m.rowid = w.r ORDER BY ${merged("w.")}`, params };
 	}
 
 	async findOne(filter: Filter): Promise<T | null> {

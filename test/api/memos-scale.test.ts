@@ -38,20 +38,26 @@ beforeAll(async () => {
 }, 120_000);
 
 /**
- * The memos-collection queries of one request: those that select a page carry a limit. A
- * signed-in user in no space reads three branches (own, PUBLIC, PROTECTED: list-query.ts),
- * each with the limit pageSize + 1, whatever the collection's size.
+ * The memos-collection queries of one request: those that select a page carry a limit, a
+ * merged read (Collection.findMerged) one per branch. A signed-in user in no space reads three
+ * branches (own, PUBLIC, PROTECTED: list-query.ts), each with the limit pageSize + 1, whatever
+ * the collection's size.
  */
 async function queriesOf(query: Record<string, string>) {
 	const memos = documentsOf(app().node.broker).collection<MemoDoc>("memos");
 	const find = jest.spyOn(memos, "find");
+	const findMerged = jest.spyOn(memos, "findMerged");
 	try {
 		const res = await api.list(user(), query);
 		expect(res.status).toBe(200);
-		const selecting = find.mock.calls.filter(([, options]) => options?.limit !== undefined);
-		return { res, selecting: selecting.length, limits: [...new Set(selecting.map(([, options]) => options?.limit))], total: find.mock.calls.length };
+		const limits = [
+			...find.mock.calls.flatMap(([, options]) => (options?.limit === undefined ? [] : [options.limit])),
+			...findMerged.mock.calls.flatMap(([branches, options]) => branches.map(() => options.limit))
+		];
+		return { res, selecting: limits.length, limits: [...new Set(limits)], total: find.mock.calls.length + findMerged.mock.calls.length };
 	} finally {
 		find.mockRestore();
+		findMerged.mockRestore();
 	}
 }
 

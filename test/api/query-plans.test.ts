@@ -1,5 +1,5 @@
 import { jest } from "@jest/globals";
-import type { Collection, Doc, Filter, FindOptions } from "../../shared/store/document-store.js";
+import type { Collection, Doc, Filter, FindOptions, MergedFindOptions } from "../../shared/store/document-store.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import type { Answer } from "../support/memos-client.js";
@@ -23,24 +23,35 @@ interface Recorded {
 	options: FindOptions;
 }
 
+/** A merged read of several branches (Collection.findMerged): each branch is also checked as the find it stands for. */
+interface RecordedMerge {
+	collection: string;
+	branches: Filter[];
+	options: MergedFindOptions;
+}
+
 function store(): SqliteDocumentStore {
 	const documents = documentsOf(app().node.broker);
 	if (!(documents instanceof SqliteDocumentStore)) throw new Error("the plan tests need the SQLite store");
 	return documents;
 }
 
-/** The finds `request` makes that read a list (sorted or limited). */
-async function listQueriesOf(request: () => Promise<Answer<unknown>>): Promise<Recorded[]> {
+/** The finds `request` makes that read a list (sorted or limited), each branch of a merged read among them, and its merged reads. */
+async function listQueriesOf(request: () => Promise<Answer<unknown>>): Promise<{ finds: Recorded[]; merges: RecordedMerge[] }> {
 	const prototype = Object.getPrototypeOf(store().collection("memos")) as Collection<Doc>;
 	const find = jest.spyOn(prototype, "find");
+	const findMerged = jest.spyOn(prototype, "findMerged");
 	try {
 		const res = await request();
 		if (res.status !== 200) throw new Error(`answered ${res.status}: ${res.text}`);
-		return find.mock.calls
+		const merges = findMerged.mock.calls.map(([branches, options], i) => ({ collection: (findMerged.mock.contexts[i] as Collection<Doc>).name, branches: [...branches], options }));
+		const finds = find.mock.calls
 			.map(([filter, options], i) => ({ collection: (find.mock.contexts[i] as Collection<Doc>).name, filter, options: options ?? {} }))
 			.filter(call => call.options.sort !== undefined || call.options.limit !== undefined);
+		return { finds: [...finds, ...merges.flatMap(merge => merge.branches.map(filter => ({ collection: merge.collection, filter, options: { ...merge.options } })))], merges };
 	} finally {
 		find.mockRestore();
+		findMerged.mockRestore();
 	}
 }
 
@@ -67,11 +78,30 @@ function expectIndexServed(query: Recorded): void {
 	expect({ query: described, indexed }).toEqual({ query: described, indexed: true });
 }
 
+/**
+ * A merged read is one statement whose branches are the finds checked above: besides their
+ * plans, it may sort only what one branch gave (its at most `limit` rows, `SCAN (subquery-N)`)
+ * to merge them (and the deleted branch's matches, sorted apart as above), and then reads the
+ * chosen documents by rowid.
+ */
+function expectMergeServed(merge: RecordedMerge): void {
+	const plan = store().explainFindMerged(merge.collection, merge.branches, merge.options);
+	const table = `c_${merge.collection}`;
+	const described = `${merge.collection}.findMerged(${JSON.stringify(merge.branches)}, ${JSON.stringify(merge.options)}):\n${plan.join("\n")}`;
+	const deletedBranch = merge.branches.some(filter => isDeletedBranch({ collection: merge.collection, filter, options: {} }));
+	const unboundedSorts = plan.filter((line, i) => line.includes("USE TEMP B-TREE") && !plan[i - 1]?.startsWith("SCAN (subquery-") && !(deletedBranch && plan[i - 1]?.startsWith(`SEARCH ${table} USING`)));
+	expect({ query: described, unboundedSorts }).toEqual({ query: described, unboundedSorts: [] });
+	expect({ query: described, fullScan: plan.some(line => line === `SCAN ${table}`) }).toEqual({ query: described, fullScan: false });
+	expect({ query: described, searches: plan.filter(line => line.startsWith(`SEARCH ${table} USING`)).length }).toEqual({ query: described, searches: merge.branches.length });
+	expect({ query: described, documentsByRowid: plan.at(-1) }).toEqual({ query: described, documentsByRowid: "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)" });
+}
+
 async function expectListServed(request: () => Promise<Answer<unknown>>, atLeast = 1): Promise<Recorded[]> {
-	const queries = await listQueriesOf(request);
-	expect(queries.length).toBeGreaterThanOrEqual(atLeast);
-	for (const query of queries) expectIndexServed(query);
-	return queries;
+	const { finds, merges } = await listQueriesOf(request);
+	expect(finds.length).toBeGreaterThanOrEqual(atLeast);
+	for (const query of finds) expectIndexServed(query);
+	for (const merge of merges) expectMergeServed(merge);
+	return finds;
 }
 
 let space = "";

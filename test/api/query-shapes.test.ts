@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { jest } from "@jest/globals";
 import mongoose from "mongoose";
-import type { Collection, Doc, Filter, FindOptions, IndexSpec, Sort } from "../../shared/store/document-store.js";
+import type { Collection, Doc, Filter, FindOptions, IndexSpec, MergedFindOptions, Sort } from "../../shared/store/document-store.js";
 import { MAX_REGEX_BYTES } from "../../shared/cel/text-match.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
@@ -55,6 +55,13 @@ beforeAll(async () => {
 			return original.apply(this, args) as never;
 		});
 	}
+	// A merged read (Collection.findMerged) is recorded as the limited find of each of its branches,
+	// which is how the MongoDB adapter reads it.
+	const findMerged = prototype.findMerged;
+	jest.spyOn(prototype as unknown as Collection<Doc>, "findMerged").mockImplementation(function (this: Collection<Doc>, branches: readonly Filter[], options: MergedFindOptions) {
+		for (const filter of branches) recording?.push({ collection: this.name, operation: "find", filter, options: { ...options } });
+		return findMerged.call(this, branches, options) as Promise<Doc[]>;
+	});
 });
 
 afterAll(() => jest.restoreAllMocks());

@@ -196,6 +196,15 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 				expect(last.map(doc => doc._id)).toEqual(["r3"]);
 			});
 
+			test("findMerged reads the first of a union of branches in sort order, each document once and whole", async () => {
+				const collection = await ranked();
+				const branches = [{ group: "a" }, { group: "b" }, { rank: 1 }, { group: "none" }];
+				const top = await collection.findMerged(branches, { sort: { rank: -1, _id: 1 }, limit: 3 });
+				expect(top).toEqual([rows[2], rows[3], rows[0]]);
+				const all = await collection.findMerged(branches, { sort: { rank: 1, _id: -1 }, limit: 10 });
+				expect(all.map(doc => doc._id)).toEqual(["r2", "r1", "r4", "r3"]);
+			});
+
 			test("projects the named fields and _id", async () => {
 				const collection = await ranked();
 				const projected = await collection.find({ group: "a" }, { sort: { _id: 1 }, projection: { rank: 1 } });

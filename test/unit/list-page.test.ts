@@ -1,8 +1,8 @@
 import fc from "fast-check";
-import { listPage, mergeSorted } from "../../shared/paging/list-page.js";
-import type { Collection, Doc, Filter, FindOptions, Sort } from "../../shared/store/document-store.js";
+import { listPage } from "../../shared/paging/list-page.js";
+import type { Collection, Doc, Filter, FindOptions, MergedFindOptions, Sort } from "../../shared/store/document-store.js";
 import { openDocumentStore } from "../../shared/store/open-store.js";
-import { sortComparator } from "../../shared/paging/keyset.js";
+import { findMergedByBranch, mergeSorted, sortComparator } from "../../shared/store/sort-order.js";
 import { rejectionOf } from "../support/service-errors.js";
 
 interface Row extends Doc {
@@ -31,18 +31,33 @@ function matches(row: Row, branch: Filter): boolean {
 	return Object.entries(branch).every(([key, value]) => row[key] === value);
 }
 
-/** Records every find, so tests can see what each branch asked the store for. */
-function spied(collection: Collection<Row>, calls: FindOptions[]): Collection<Row> {
+/**
+ * Records every find and each branch of a merged find, so tests can see what each branch asked
+ * the store for; `byBranch` makes the merged find separate reads merged in memory, as the
+ * MongoDB adapter does (the SQLite store merges in one statement).
+ */
+function spied(collection: Collection<Row>, calls: FindOptions[], byBranch = false): Collection<Row> {
+	const find = (filter: Filter, options: FindOptions = {}) => (calls.push(options), collection.find(filter, options));
 	return new Proxy(collection, {
 		get(target, key, receiver) {
-			if (key === "find") return (filter: Filter, options: FindOptions = {}) => (calls.push(options), target.find(filter, options));
+			if (key === "find") return find;
+			if (key === "findMerged") {
+				return (branches: readonly Filter[], options: MergedFindOptions) => {
+					if (byBranch) return findMergedByBranch(find, branches, options);
+					calls.push(...branches.map(() => options));
+					return target.findMerged(branches, options);
+				};
+			}
 			return Reflect.get(target, key, receiver) as unknown;
 		}
 	});
 }
 
 describe("listPage (shared/paging/list-page.ts)", () => {
-	test("walking every page of merged branches gives exactly the sorted union, each branch read with limit pageSize + 1", async () => {
+	test.each([
+		["the store's merged read", false],
+		["branch reads merged in memory", true]
+	])("walking every page of merged branches gives exactly the sorted union, each branch read with limit pageSize + 1 (%s)", async (_label, byBranch) => {
 		const store = await openDocumentStore({ dir: null });
 		let round = 0;
 		await fc.assert(
@@ -74,13 +89,14 @@ describe("listPage (shared/paging/list-page.ts)", () => {
 					const walked: string[] = [];
 					let pageToken: string | undefined;
 					for (let pages = 0; pages <= docs.length + 1; pages++) {
-						const page = await listPage(spied(collection, calls), { ...spec, pageToken });
+						const page = await listPage(spied(collection, calls, byBranch), { ...spec, pageToken });
 						expect(page.items.length).toBeLessThanOrEqual(pageSize);
 						walked.push(...page.items.map(doc => doc._id));
 						if (page.nextPageToken === "") break;
 						pageToken = page.nextPageToken;
 					}
 					expect(walked).toEqual(expected);
+					expect(calls.length).toBeGreaterThan(0);
 					expect(calls.every(options => options.limit === pageSize + 1 && options.sort === sort)).toBe(true);
 				}
 			),

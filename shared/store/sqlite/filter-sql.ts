@@ -160,8 +160,13 @@ export class FilterTranslator {
 		const fixed = this.fixedFields(filter);
 		return Object.entries(sort)
 			.filter(([field]) => !fixed.has(field))
-			.map(([field, direction]) => `${field === "_id" ? "_id" : this.valueAt({ literal: jsonPath(field) })} ${direction === -1 ? "DESC" : "ASC"}`)
+			.map(([field, direction]) => `${this.fieldValue(field)} ${direction === -1 ? "DESC" : "ASC"}`)
 			.join(", ");
+	}
+
+	/** The SQL of a top-level field's value as sorts read it: the `_id` column, the field's column, or the document's value. */
+	fieldValue(field: string): string {
+		return field === "_id" ? "_id" : this.valueAt({ literal: jsonPath(field) });
 	}
 
 	/** Top-level fields that hold no array and that `filter` sets equal to one scalar. */
