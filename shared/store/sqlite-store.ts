@@ -141,6 +141,10 @@ export class SqliteDocumentStore implements DocumentStore {
 		const db = new DatabaseSync(this.file ?? ":memory:");
 		try {
 			db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+			// A write's savepoint keeps the first version of every page it changes in a sub-journal,
+			// which SQLite moves to a temporary file past 64 KiB: a new memo changes a page in each of
+			// its ~57 indexes, so every insert wrote ~230 KiB to a file the commit then discards.
+			db.exec("PRAGMA temp_store = MEMORY");
 			if (exclusive) db.exec("PRAGMA locking_mode = EXCLUSIVE");
 			if (this.file !== null) {
 				db.exec("PRAGMA journal_mode = WAL");
