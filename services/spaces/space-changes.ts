@@ -7,7 +7,8 @@ import { fieldOf, messageOf, queryBoolOf, queryStringOf } from "../../shared/req
 import { insertSequenced } from "../../shared/sequence.js";
 import { DuplicateKeyError } from "../../shared/store/document-store.js";
 import { spaceFor, spaceNotFound } from "./space-access.js";
-import { newMembership, type MemberDoc, type SpaceDoc } from "./space-doc.js";
+import type { MemberDoc, SpaceDoc } from "./space-doc.js";
+import { completeCreation, spaceBeingCreated } from "./space-creation.js";
 import { readDescription, readDisplayName } from "./space-input.js";
 import { creatorName, type SpaceView } from "./space-view.js";
 import { spacesEvents } from "./spaces.contract.js";
@@ -19,40 +20,27 @@ async function viewOf(deps: SpacesDeps, space: SpaceDoc, membership: MemberDoc |
 	return { space, membership, creator: creatorName(users, space.creatorId) };
 }
 
-/** CreateSpace (contract 9): the caller becomes the first ADMIN. */
+/** CreateSpace (contract 9): the caller becomes the first ADMIN (space-creation.ts); a retry by the creator completes a creation left half-done. */
 export async function createSpace(deps: SpacesDeps, params: { spaceId?: unknown; space?: unknown }, caller: Caller, now: number): Promise<SpaceView> {
 	const { store } = deps;
 	const id = resolveId(queryStringOf(params.spaceId, "spaceId"), "spaceId", "space");
 	const body = messageOf(params.space, "space");
 	const displayName = readDisplayName(fieldOf(body, "displayName"));
 	const description = readDescription(fieldOf(body, "description"));
-	const space: SpaceDoc = {
-		_id: id,
-		// Numbered by the insert.
-		seq: 0,
-		displayName,
-		description,
-		creatorId: caller.id,
-		createTime: now,
-		updateTime: now,
-		memberCount: 1,
-		adminCount: 1
-	};
+	let space = spaceBeingCreated({ _id: id, displayName, description, creatorId: caller.id, createTime: now }, now);
 	try {
 		await insertSequenced(store.spaces, store.nextSeq, seq => Object.assign(space, { seq }));
 	} catch (err) {
-		if (err instanceof DuplicateKeyError) throw alreadyExists(`space "spaces/${id}" already exists`);
-		throw err;
+		if (!(err instanceof DuplicateKeyError)) throw err;
+		const existing = await store.spaces.findOne({ _id: id });
+		if (existing?.creating !== true || existing.creatorId !== caller.id) throw alreadyExists(`space "spaces/${id}" already exists`);
+		space = existing;
 	}
-	const membership = newMembership(space, caller.id, "ADMIN", now, 0);
-	try {
-		await insertSequenced(store.members, store.nextSeq, seq => Object.assign(membership, { seq }));
-	} catch (err) {
-		await store.spaces.remove({ _id: id });
-		throw err;
-	}
+	const membership = await completeCreation(store, space);
 	await deps.announce(spacesEvents.memberAdded, { spaceId: id, userIds: [caller.id] });
-	return { space, membership, creator: formatName("user", caller.username) };
+	const created = await store.spaces.findOne({ _id: id });
+	if (created === null) throw spaceNotFound(id);
+	return { space: created, membership, creator: formatName("user", caller.username) };
 }
 
 /** GetSpace (contract 9): members and instance ADMINs. */

@@ -18,11 +18,13 @@ export interface SpaceDoc extends Doc {
 	createTime: number;
 	updateTime: number;
 	memberCount: number;
-	/** Never above the number of ADMIN memberships, never below 1 (admin-guard.ts). */
+	/** Never above the number of ADMIN memberships, never below 1 once created (admin-guard.ts). */
 	adminCount: number;
 	/** Membership changes begun and not yet counted out, and when the latest began (admin-guard.ts). */
 	pendingChanges?: number;
 	changedAt?: number;
+	/** Set until the creator's ADMIN membership is written and counted (space-creation.ts). */
+	creating?: true;
 }
 
 /**

@@ -13,7 +13,9 @@ import { populate, signIn, type Session } from "../support/users.js";
 /**
  * The space ADMIN guard's membership changes are not atomic (issue 21): a membership write
  * that fails, whether or not it happened, never lets a space lose its last ADMIN, and the
- * repair pass recounts the space's counters from its memberships.
+ * repair pass recounts the space's counters from its memberships. CreateSpace's first
+ * membership write failing, whether or not it happened, leaves the space marked as being
+ * created: a retry by its creator or the repair pass completes it, never a removal.
  */
 
 interface SpacesService {
@@ -21,7 +23,7 @@ interface SpacesService {
 	repairCounters(now: number): Promise<number>;
 }
 
-type MemberMethod = "findOneAndUpdate" | "remove";
+type MemberMethod = "findOneAndUpdate" | "remove" | "insert";
 
 describe("space membership changes interrupted midway (issue 21)", () => {
 	let dataDir: string;
@@ -80,6 +82,51 @@ describe("space membership changes interrupted midway (issue 21)", () => {
 	afterAll(async () => {
 		await app.stop();
 		await rm(dataDir, { recursive: true, force: true });
+	});
+
+	const createSpace = (spaceId: string, as = alice) => api.request<{ memberCount: number }>("POST", "/spaces", { as, body: { displayName: spaceId }, query: { spaceId } });
+
+	test("CreateSpace whose first membership insert failed before its write: no one is a member; the creator's retry completes it, another's is ALREADY_EXISTS", async () => {
+		failOnce("insert", false);
+		expect((await createSpace("retried")).status).toBe(500);
+		expect(await spaceDoc("retried")).toMatchObject({ creating: true, pendingChanges: 1, memberCount: 0, adminCount: 0 });
+		expect((await api.request("GET", "/spaces/retried", { as: alice })).status).toBe(404);
+		const bob = await signIn(app.baseUrl, "user2");
+		expect(status(await createSpace("retried", bob))).toEqual({ status: 409, code: 6 });
+
+		const retried = await createSpace("retried");
+		expect(retried.status).toBe(200);
+		expect(retried.body.memberCount).toBe(1);
+		expect(await roles("retried")).toEqual({ user1: "ADMIN" });
+		const doc = await spaceDoc("retried");
+		expect(doc).toMatchObject({ pendingChanges: 0, memberCount: 1, adminCount: 1 });
+		expect(doc?.creating).toBeUndefined();
+		// Created now: a retry is ALREADY_EXISTS like any other.
+		expect(status(await createSpace("retried"))).toEqual({ status: 409, code: 6 });
+	});
+
+	test("CreateSpace whose first membership insert happened but failed: the space stays with its ADMIN, who cannot leave; the repair pass completes the counters", async () => {
+		failOnce("insert", true);
+		expect((await createSpace("ambiguous-create")).status).toBe(500);
+		expect(await roles("ambiguous-create")).toEqual({ user1: "ADMIN" });
+		// Counters lag behind the memberships, never ahead: the only ADMIN cannot step down or leave.
+		expect(status(await setRole("ambiguous-create", "user1", "MEMBER"))).toEqual({ status: 400, code: 9 });
+		expect(status(await api.request("DELETE", "/spaces/ambiguous-create/members/user1", { as: alice }))).toEqual({ status: 400, code: 9 });
+
+		await repairAfterRestart("ambiguous-create");
+		const doc = await spaceDoc("ambiguous-create");
+		expect(doc).toMatchObject({ pendingChanges: 0, memberCount: 1, adminCount: 1 });
+		expect(doc?.creating).toBeUndefined();
+		expect(await roles("ambiguous-create")).toEqual({ user1: "ADMIN" });
+	});
+
+	test("CreateSpace interrupted before its membership and never retried: the repair pass makes the creator its ADMIN", async () => {
+		failOnce("insert", false);
+		expect((await createSpace("repaired")).status).toBe(500);
+		await repairAfterRestart("repaired");
+		expect(await spaceDoc("repaired")).toMatchObject({ pendingChanges: 0, memberCount: 1, adminCount: 1 });
+		expect(await roles("repaired")).toEqual({ user1: "ADMIN" });
+		expect((await api.request("PATCH", "/spaces/repaired", { as: alice, body: { displayName: "Repaired" }, query: { updateMask: "display_name" } })).status).toBe(200);
 	});
 
 	test("a demotion whose write happened but failed keeps its reservation: the last ADMIN stays", async () => {
