@@ -40,10 +40,15 @@ export interface StoredBytes extends BlobInfo {
  * the first few KiB is held in memory. Not `durable`: a staged chunk; `hash`: one running over
  * the chunks of an upload (blob-store.ts, PutOptions).
  */
-export async function storeBytes(blobs: BlobStore, key: string, body: Readable, options: Pick<PutOptions, "size" | "durable" | "hash">): Promise<StoredBytes> {
+export function storeBytes(blobs: BlobStore, key: string, body: Readable, options: Pick<PutOptions, "size" | "durable" | "hash">): Promise<StoredBytes> {
+	return withHead(body, bytes => blobs.put(key, bytes, options));
+}
+
+/** `write` given `body`'s bytes, with their first few KiB kept for sniffing. */
+export async function withHead(body: Readable, write: (bytes: Readable) => Promise<BlobInfo>): Promise<StoredBytes> {
 	const keeper = new HeadKeeper();
 	body.on("error", err => keeper.destroy(err));
-	const info = await blobs.put(key, body.pipe(keeper), options);
+	const info = await write(body.pipe(keeper));
 	return { ...info, head: keeper.head() };
 }
 

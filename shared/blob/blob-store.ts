@@ -47,6 +47,11 @@ export interface PutOptions {
 	hash?: Hash;
 }
 
+export interface AppendOptions extends Pick<PutOptions, "size" | "hash"> {
+	/** Where the body's bytes go: 0 starts the object afresh, else its length so far. */
+	offset: number;
+}
+
 export interface BlobStore {
 	readonly kind: "local" | "s3";
 	/**
@@ -66,6 +71,15 @@ export interface BlobStore {
 	 * deletes what is left of them. BlobNotFoundError when a part is missing.
 	 */
 	compose(parts: readonly string[], key: string): Promise<void>;
+	/**
+	 * Where the store can extend an object in place (local files; S3 cannot): writes `body` into
+	 * `key` from `offset` on, leaving the object `offset` + the body's length long, or `offset`
+	 * long when it fails. For the staged bytes of one upload, which mean nothing without their
+	 * session: neither durable nor hidden while written, so that the chunks of an upload go into
+	 * one object, which compose then renames, instead of an object each, which compose copies.
+	 * BlobNotFoundError when the object is missing and `offset` is not 0.
+	 */
+	append?(key: string, body: Readable, options: AppendOptions): Promise<BlobInfo>;
 	/** Null when the object does not exist. */
 	stat(key: string): Promise<BlobStat | null>;
 	/** Deleting a missing object is not an error. */

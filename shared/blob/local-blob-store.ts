@@ -3,7 +3,7 @@ import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
-import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange, PutOptions } from "./blob-store.js";
+import type { AppendOptions, BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange, PutOptions } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
 import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
 
@@ -94,6 +94,28 @@ export class LocalBlobStore implements BlobStore {
 			await file?.close();
 			await rm(tmp, { force: true });
 			throw err;
+		}
+	}
+
+	async append(key: string, body: Readable, options: AppendOptions): Promise<BlobInfo> {
+		const path = this.pathOf(key);
+		if (options.offset === 0) await mkdir(dirname(path), { recursive: true });
+		const file = await openObject(path, key, options.offset === 0 ? "w" : "r+");
+		try {
+			const { size } = await file.stat();
+			if (size < options.offset) throw new RangeError(`append at ${options.offset} to blob ${key} of ${size} bytes`);
+			// Bytes a failed append left beyond the offset are no part of the object.
+			await file.truncate(options.offset);
+			const meter = new PutMeter(key, options.size, options.hash);
+			try {
+				await writeBatched(file, body, chunk => meter.add(chunk), options.offset);
+				return meter.finish();
+			} catch (err) {
+				await file.truncate(options.offset);
+				throw err;
+			}
+		} finally {
+			await file.close();
 		}
 	}
 
@@ -198,17 +220,19 @@ export class LocalBlobStore implements BlobStore {
  * A body's chunks (a socket's are 16-64 KiB) written a batch of at least IO_BYTES at a
  * time with one writev, the next batch gathered while the last is written: a write per chunk
  * cost more than the bytes (issue 19). `bytesOf` may throw (a put's meter stops an overlong body
- * early rather than fill the disk with it).
+ * early rather than fill the disk with it). From `position` on, else at the file's own position.
  */
-async function writeBatched(file: FileHandle, body: Readable, bytesOf: (chunk: unknown) => Uint8Array): Promise<void> {
+async function writeBatched(file: FileHandle, body: Readable, bytesOf: (chunk: unknown) => Uint8Array, position?: number): Promise<void> {
 	let batch: Uint8Array[] = [];
 	let batchBytes = 0;
+	let at = position;
 	let writing: Promise<void> = Promise.resolve();
 	// A failed write is awaited below; until then, it must not count as unhandled.
 	const flush = async () => {
 		await writing;
-		writing = writeAll(file, batch, batchBytes);
+		writing = writeAll(file, batch, batchBytes, at);
 		writing.catch(() => undefined);
+		if (at !== undefined) at += batchBytes;
 		batch = [];
 		batchBytes = 0;
 	};
@@ -222,14 +246,16 @@ async function writeBatched(file: FileHandle, body: Readable, bytesOf: (chunk: u
 	await writing;
 }
 
-async function writeAll(file: FileHandle, buffers: Uint8Array[], length: number): Promise<void> {
+async function writeAll(file: FileHandle, buffers: Uint8Array[], length: number, position?: number): Promise<void> {
 	if (length === 0) return;
-	const { bytesWritten } = await file.writev(buffers);
+	const { bytesWritten } = await file.writev(buffers, position);
 	if (bytesWritten === length) return;
 	// A short write (a full disk reports itself on the next one): the rest, from where it stopped.
 	const rest = Buffer.concat(buffers, length).subarray(bytesWritten);
 	let offset = 0;
-	while (offset < rest.length) offset += (await file.write(rest, offset, rest.length - offset)).bytesWritten;
+	while (offset < rest.length) {
+		offset += (await file.write(rest, offset, rest.length - offset, position === undefined ? null : position + bytesWritten + offset)).bytesWritten;
+	}
 }
 
 /** The file of the object `key`; BlobNotFoundError when there is none. */

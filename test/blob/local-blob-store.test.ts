@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBlobStore } from "../../shared/blob/local-blob-store.js";
 import { openBlobStore } from "../../shared/blob/open-blob-store.js";
-import { chunked, describeBlobStoreContract } from "./blob-store.contract.js";
+import { BlobNotFoundError } from "../../shared/blob/blob-store.js";
+import { chunked, describeBlobStoreContract, failingAfter } from "./blob-store.contract.js";
 
 async function tempDir(): Promise<string> {
 	return mkdtemp(join(tmpdir(), "blob-local-"));
@@ -44,6 +45,45 @@ describe("LocalBlobStore", () => {
 		expect((await readFile(join(dir, "small-chunks.bin"))).equals(data)).toBe(true);
 		await store.put("staged.bin", chunked(data), { size: data.length, durable: false });
 		expect((await readFile(join(dir, "staged.bin"))).equals(data)).toBe(true);
+	});
+
+	test("appends make one object of an upload's chunks, hashed as one, which compose of that one object renames", async () => {
+		const store = new LocalBlobStore({ dir });
+		const data = randomBytes(2 * 1024 * 1024 + 3);
+		const hash = createHash("sha256");
+		let offset = 0;
+		for (const size of [1024 * 1024 + 1, 5, 1024 * 1024 - 3]) {
+			const info = await store.append("uploads/u1/0", chunked(data.subarray(offset, offset + size)), { offset, size, hash });
+			offset += size;
+			expect(info).toEqual({ size, sha256: createHash("sha256").update(data.subarray(0, offset)).digest("hex") });
+		}
+		expect((await readFile(join(dir, "uploads/u1/0"))).equals(data)).toBe(true);
+		await store.compose(["uploads/u1/0"], "attachments/a.bin");
+		expect((await readFile(join(dir, "attachments/a.bin"))).equals(data)).toBe(true);
+		expect(await readdir(join(dir, "uploads/u1"))).toEqual([]);
+	});
+
+	test("a failed append (the body breaks, or is longer than declared) leaves the object as long as its offset; offset 0 starts afresh", async () => {
+		const store = new LocalBlobStore({ dir });
+		const data = randomBytes(300_000);
+		await store.append("staged", chunked(data.subarray(0, 1000)), { offset: 0 });
+		await expect(store.append("staged", failingAfter(data.subarray(1000), 200_000), { offset: 1000 })).rejects.toThrow("source failed halfway");
+		expect((await readFile(join(dir, "staged"))).equals(data.subarray(0, 1000))).toBe(true);
+		await expect(store.append("staged", chunked(data.subarray(1000)), { offset: 1000, size: 10 })).rejects.toThrow(/expected 10 bytes/);
+		expect((await readFile(join(dir, "staged"))).equals(data.subarray(0, 1000))).toBe(true);
+		await store.append("staged", chunked(data.subarray(1000)), { offset: 1000 });
+		expect((await readFile(join(dir, "staged"))).equals(data)).toBe(true);
+		await store.append("staged", chunked(Buffer.from("new")), { offset: 0 });
+		expect(await readFile(join(dir, "staged"), "utf8")).toBe("new");
+	});
+
+	test("an append past the object's end, or to a missing object but at 0, is refused and writes nothing", async () => {
+		const store = new LocalBlobStore({ dir });
+		await expect(store.append("missing", chunked(Buffer.from("x")), { offset: 5 })).rejects.toBeInstanceOf(BlobNotFoundError);
+		await store.append("short", chunked(Buffer.from("abc")), { offset: 0 });
+		await expect(store.append("short", chunked(Buffer.from("x")), { offset: 4 })).rejects.toBeInstanceOf(RangeError);
+		expect(await readFile(join(dir, "short"), "utf8")).toBe("abc");
+		expect(await readdir(dir)).toEqual(["short"]);
 	});
 
 	test("ping fails when the directory cannot hold files", async () => {

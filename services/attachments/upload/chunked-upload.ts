@@ -5,7 +5,7 @@ import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from
 import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { fieldOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
-import { extendHead, storeBytes } from "../attachment-bytes.js";
+import { extendHead, withHead } from "../attachment-bytes.js";
 import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
 import { toAttachmentJson } from "../attachment-json.js";
 import { assertIdFree, checkOwnMemo, insertAttachment } from "../attachment-records.js";
@@ -112,16 +112,24 @@ export async function appendPart(deps: AttachmentsDeps, caller: Caller, session:
 	const hashBefore = session.hash.copy();
 	try {
 		const offset = session.nextOffset;
-		const part = stagedPart(session.id, session.parts.length);
-		// A staged chunk outlives neither its session nor so the process: no wait for the disk.
-		const stored = await storeBytes(deps.blobs, part, body, { size: length, durable: false, hash: session.hash }).catch((err: unknown) => {
+		const { blobs } = deps;
+		// Every chunk into one staged object where the store can append (completion then renames
+		// it), else an object per chunk (which completion composes). A staged chunk outlives
+		// neither its session nor so the process: no wait for the disk.
+		const part = stagedPart(session.id, blobs.append === undefined ? session.parts.length : 0);
+		const write = (bytes: Readable) =>
+			blobs.append === undefined
+				? blobs.put(part, bytes, { size: length, durable: false, hash: session.hash })
+				: blobs.append(part, bytes, { offset, size: length, hash: session.hash });
+		const stored = await withHead(body, write).catch((err: unknown) => {
 			session.hash = hashBefore;
 			throw err;
 		});
 		if (stored.size === 0) {
-			await deps.blobs.delete(part);
+			// An empty part of its own, or the staged object an empty first append made.
+			if (blobs.append === undefined || session.parts.length === 0) await blobs.delete(part);
 		} else {
-			session.parts.push(part);
+			if (!session.parts.includes(part)) session.parts.push(part);
 			session.head = extendHead(session.head, stored.head);
 			session.nextOffset += stored.size;
 			session.lastChunkOffset = offset;
