@@ -89,6 +89,12 @@ export interface BlobStore {
 	 * sweeping what a crash left (staged upload chunks), not a paged listing for clients.
 	 */
 	list(prefix: string): Promise<BlobListing[]>;
+	/**
+	 * Deletes every object under the folder `prefix` (ending in `/`) and the folder itself: S3
+	 * has no folders, but local files do, and one emptied object by object would stay behind
+	 * (an ended upload session's). A missing folder is not an error.
+	 */
+	deleteFolder(prefix: string): Promise<void>;
 	/** Throws when the store cannot serve requests (readiness). */
 	ping(): Promise<void>;
 	close(): Promise<void>;

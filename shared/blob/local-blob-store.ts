@@ -180,6 +180,11 @@ export class LocalBlobStore implements BlobStore {
 		return found;
 	}
 
+	async deleteFolder(prefix: string): Promise<void> {
+		assertBlobFolder(prefix);
+		await rm(join(this.dir, prefix), { recursive: true, force: true });
+	}
+
 	/** Writes and removes a probe file: `access(W_OK)` says yes to root on a read-only or full disk. */
 	async ping(): Promise<void> {
 		await mkdir(this.tmpDir, { recursive: true });

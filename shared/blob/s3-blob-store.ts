@@ -177,6 +177,10 @@ export class S3BlobStore implements BlobStore {
 		}
 	}
 
+	async deleteFolder(prefix: string): Promise<void> {
+		for (const { key } of await this.list(prefix)) await this.delete(key);
+	}
+
 	async ping(): Promise<void> {
 		if (!(await this.client.bucketExists(this.bucket))) throw new Error(`S3 bucket ${this.bucket} does not exist`);
 	}

@@ -18,11 +18,9 @@ let app: EmbeddedApp | undefined;
 
 const staged = (...parts: string[]) => path.join(dataDir, "blobs", "uploads", ...parts);
 
-/** The session folders holding staged chunk files (a local blob store leaves emptied folders behind). */
+/** The session folders of the staging area, emptied ones included. */
 async function stagedFolders(): Promise<string[]> {
-	const entries = await readdir(staged(), { recursive: true, withFileTypes: true }).catch(() => []);
-	const folders = entries.filter(entry => entry.isFile()).map(entry => path.relative(staged(), entry.parentPath));
-	return [...new Set(folders)].sort();
+	return (await readdir(staged()).catch(() => [])).sort();
 }
 
 async function leaveChunk(folder: string, ageMs = 0): Promise<void> {

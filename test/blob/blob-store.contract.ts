@@ -211,6 +211,18 @@ export function describeBlobStoreContract(name: string, setup: () => Promise<Blo
 			await expect(store().list(`${prefix}/no-slash`)).rejects.toThrow("invalid blob folder");
 		});
 
+		test("deleteFolder removes every object under the folder, nested ones included, and nothing beside it; a missing folder is fine", async () => {
+			const keys = [key("gone/a/0"), key("gone/a/1"), key("gone/b.bin")];
+			for (const k of keys) await store().put(k, chunked(randomBytes(10)));
+			await store().put(key("gone-not/c.bin"), chunked(randomBytes(10)));
+			await store().deleteFolder(`${prefix}/gone/`);
+			expect(await store().list(`${prefix}/gone/`)).toEqual([]);
+			for (const k of keys) expect(await store().stat(k)).toBeNull();
+			expect(await store().stat(key("gone-not/c.bin"))).not.toBeNull();
+			await store().deleteFolder(`${prefix}/gone/`);
+			await expect(store().deleteFolder(`${prefix}/no-slash`)).rejects.toThrow("invalid blob folder");
+		});
+
 		test("a source stream that fails halfway rejects the put and leaves no object", async () => {
 			const data = randomBytes(2 * MiB);
 			const k = key("failed.bin");

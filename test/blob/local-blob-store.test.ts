@@ -37,6 +37,15 @@ describe("LocalBlobStore", () => {
 		expect(await readFile(join(dir, "attachments/a1/photo.jpg"), "utf8")).toBe("jpeg bytes");
 	});
 
+	test("deleteFolder leaves no directory of the folder behind", async () => {
+		const store = new LocalBlobStore({ dir });
+		await store.put("uploads/s1/0", chunked(Buffer.from("a")));
+		await store.delete("uploads/s1/0");
+		expect(await readdir(join(dir, "uploads"))).toEqual(["s1"]);
+		await store.deleteFolder("uploads/s1/");
+		expect(await readdir(join(dir, "uploads"))).toEqual([]);
+	});
+
 	test("a body of many small chunks (more than one writev takes) and one not durable are stored byte for byte", async () => {
 		const store = new LocalBlobStore({ dir });
 		const data = randomBytes(3 * 1024 * 1024 + 5);

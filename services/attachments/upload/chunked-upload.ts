@@ -11,7 +11,7 @@ import { toAttachmentJson } from "../attachment-json.js";
 import { assertIdFree, checkOwnMemo, insertAttachment } from "../attachment-records.js";
 import { claimNewBlob } from "../blob-claims.js";
 import type { AttachmentsDeps } from "../attachments-deps.js";
-import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, SESSION_IDLE_MS, newUploadId, orphanedChunks, STAGING_PREFIX, stagedPart, type UploadSession, type UploadSpec } from "./upload-sessions.js";
+import { MAX_CHUNK_BYTES, MAX_OPEN_SESSIONS_PER_USER, SESSION_IDLE_MS, newUploadId, orphanedChunks, STAGING_PREFIX, stagedPart, stagingFolder, type UploadSession, type UploadSpec } from "./upload-sessions.js";
 
 /**
  * The chunked upload of contract 8.4. Sessions live in the memory of the node that opened
@@ -166,21 +166,24 @@ async function completeUpload(deps: AttachmentsDeps, caller: Caller, session: Up
 		if (type === "ALREADY_EXISTS" || type === "NOT_FOUND" || type === "PERMISSION_DENIED") await discardUpload(deps, session);
 		throw err;
 	}
-	const parts = session.parts;
+	await removeStagedChunks(deps, session);
+}
+
+/** What is left of the session's chunks goes, with their folder (compose may have taken some of them). */
+async function removeStagedChunks(deps: AttachmentsDeps, session: UploadSession): Promise<void> {
 	session.parts = [];
-	for (const part of parts) await deps.blobs.delete(part);
+	await deps.blobs.deleteFolder(stagingFolder(session.id));
 }
 
 export async function discardUpload(deps: AttachmentsDeps, session: UploadSession): Promise<void> {
 	deps.uploads.remove(session);
-	for (const part of session.parts) await deps.blobs.delete(part);
-	session.parts = [];
+	await removeStagedChunks(deps, session);
 }
 
 /** Sessions idle past their time-out are dropped with their staged chunks. */
 export async function sweepUploads(deps: AttachmentsDeps): Promise<void> {
 	const expired = deps.uploads.takeExpired();
-	for (const session of expired) for (const part of session.parts) await deps.blobs.delete(part);
+	for (const session of expired) await removeStagedChunks(deps, session);
 	if (expired.length > 0) deps.reportOpenUploads();
 }
 
@@ -191,6 +194,9 @@ export async function sweepUploads(deps: AttachmentsDeps): Promise<void> {
 export async function removeOrphanedChunks(deps: AttachmentsDeps, nodeAvailable: (node: string) => boolean): Promise<number> {
 	const orphans = orphanedChunks(await deps.blobs.list(STAGING_PREFIX), deps.nodeID, nodeAvailable, deps.now());
 	for (const key of orphans) await deps.blobs.delete(key);
+	// A folder is orphaned whole (orphanedChunks), so the emptied ones go too.
+	const folders = new Set(orphans.map(key => key.slice(STAGING_PREFIX.length).split("/")).filter(path => path.length > 1).map(([folder]) => `${STAGING_PREFIX}${folder}/`));
+	for (const folder of folders) await deps.blobs.deleteFolder(folder);
 	return orphans.length;
 }
 

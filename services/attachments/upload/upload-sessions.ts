@@ -57,9 +57,14 @@ export function nodeOfUploadId(id: string): string | null {
 /** Where the staged chunks of every session are, in the blob store. */
 export const STAGING_PREFIX = "uploads/";
 
-/** The blob key of the `index`-th chunk of the session `id`: its folder names the session, and so its node. */
+/** The blob folder of the session `id`'s chunks: it names the session, and so its node. */
+export function stagingFolder(id: string): string {
+	return `${STAGING_PREFIX}${id}/`;
+}
+
+/** The blob key of the `index`-th chunk of the session `id`. */
 export function stagedPart(id: string, index: number): string {
-	return `${STAGING_PREFIX}${id}/${index}`;
+	return `${stagingFolder(id)}${index}`;
 }
 
 /**
