@@ -29,6 +29,8 @@ const bob: Caller = { id: "u-bob", username: "bob", role: "USER" } as Caller;
 /** The memos the fake memos service knows, and the read answer each caller gets. */
 const memos = new Map<string, Omit<MemoAccessInfo, "read"> & { readers: string[] }>();
 const touched: string[] = [];
+/** The memo ids of each accessInfo call the memos stand-in answered. */
+const accessInfoCalls: string[][] = [];
 const spaceMembers = new Map<string, string[]>();
 
 let broker: ServiceBroker;
@@ -47,6 +49,7 @@ beforeAll(async () => {
 	broker.createService(
 		fakeService("memos", [
 			fake(memosActions.accessInfo, ctx => {
+				accessInfoCalls.push(ctx.params.memoIds);
 				const user = (ctx.meta as { user?: Caller | null }).user ?? null;
 				return ctx.params.memoIds.flatMap(id => {
 					const memo = memos.get(id);
@@ -135,6 +138,26 @@ test("ListAttachments widens to a space's readable attachments for its members o
 	const notMember = await call(broker, attachmentsActions.listAttachments, { filter: 'space == "spaces/s1"' }, as(alice));
 	expect((notMember.attachments as { name: string }[]).map(a => a.name)).toEqual(["attachments/a1"]);
 	spaceMembers.set("s1", [alice.id, bob.id]);
+});
+
+test("ListAttachments asks the memos service once per page, for every memo of the page together", async () => {
+	for (const [id, memo] of [["p1", "m-alice"], ["p2", "m-private"], ["p3", "m-alice"], ["p4", "m-private"]]) {
+		await call(broker, attachmentsActions.createAttachment, { ...link(id), attachment: { ...link(id).attachment, memo: `memos/${memo}` } }, as(alice));
+	}
+	const pages: string[][] = [];
+	const callsPerPage: number[] = [];
+	let pageToken = "";
+	do {
+		accessInfoCalls.length = 0;
+		const page = await call(broker, attachmentsActions.listAttachments, { pageSize: 3, pageToken }, as(alice));
+		pages.push((page.attachments as { name: string }[]).map(a => a.name));
+		callsPerPage.push(accessInfoCalls.length);
+		pageToken = page.nextPageToken as string;
+	} while (pageToken !== "");
+	// The four linked ones and the others span several pages; none asks more than once.
+	expect(pages.length).toBeGreaterThan(1);
+	expect(Math.max(...callsPerPage)).toBe(1);
+	expect(pages.flat()).toEqual(expect.arrayContaining(["p1", "p2", "p3", "p4"].map(id => `attachments/${id}`)));
 });
 
 test("a soft-deleted memo hides its attachments; a purged one takes them along (contract 7.6)", async () => {
