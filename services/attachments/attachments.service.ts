@@ -41,6 +41,7 @@ import {
 } from "./upload/chunked-upload.js";
 import { UploadSessions, nodeOfUploadId } from "./upload/upload-sessions.js";
 import { createTusUpload, patchTusUpload, terminateTusUpload, tusUploadState, type TusAnswer, type TusHeaders } from "./upload/tus-upload.js";
+import { indexesMixin } from "../../shared/runtime/indexes-mixin.js";
 
 const SWEEP_INTERVAL_MS = 60_000;
 /** A deleted user's attachments removed per round (deleteUserData). */
@@ -118,7 +119,7 @@ function isNodeGone(err: unknown): boolean {
 const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods, AttachmentsVars> = {
 	name: "attachments",
 	// Mixins are typed with their own `this`; `mixins` takes untyped schemas.
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, indexesMixin(documents => ensureAttachmentIndexes(attachmentsStore(documents)))],
 
 	actions: {
 		/** POST /api/v1/attachments (contract 8.2): the bytes arrive as the call's stream. */
@@ -440,9 +441,7 @@ const AttachmentsService: ServiceSchema<ServiceSettingSchema, AttachmentsMethods
 	},
 
 	async started() {
-		const store = attachmentsStore(documentsOf(this.broker));
-		await ensureAttachmentIndexes(store);
-		await ensureTotals(store.totals);
+		await ensureTotals(attachmentsStore(documentsOf(this.broker)).totals);
 		const repair = () => this.repairStorage(this.clock()).catch((err: unknown) => this.logger.error(errorLog(err), "completing attachment removals or recounting the stored totals failed"));
 		await repair();
 		const removed = await removeOrphanedChunks(this.deps(this.broker), node => this.broker.registry.nodes.get(node)?.available === true);

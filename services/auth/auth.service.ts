@@ -48,6 +48,7 @@ import { updateUser, type UpdateUserParams } from "./update-user.js";
 import { mayReadEmail } from "./user-access.js";
 import { UserWebhooksMixin } from "./webhooks/user-webhooks.mixin.js";
 import { WEBHOOKS, type WebhookDoc } from "./webhooks/webhook-doc.js";
+import { indexesMixin } from "../../shared/runtime/indexes-mixin.js";
 
 interface AuthMethods extends InstanceSettingsMethods {
 	users(): Collection<UserDoc>;
@@ -76,7 +77,7 @@ interface AuthVars {
 
 const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = {
 	name: "auth",
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, UserWebhooksMixin as Partial<ServiceSchema>],
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, UserWebhooksMixin as Partial<ServiceSchema>, indexesMixin(ensureAuthIndexes)],
 
 	actions: {
 		/**
@@ -472,9 +473,7 @@ const AuthService: ServiceSchema<ServiceSettingSchema, AuthMethods, AuthVars> = 
 	},
 
 	async started() {
-		const documents = documentsOf(this.broker);
-		await ensureAuthIndexes(documents);
-		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documents.collection<SecretDoc>(SECRETS));
+		this.signingKey = await loadSigningKey(resourcesOf(this.broker).config.jwtSecret, documentsOf(this.broker).collection<SecretDoc>(SECRETS));
 	}
 };
 

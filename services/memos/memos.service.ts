@@ -44,6 +44,7 @@ import { listMemoRelations, setMemoRelations } from "./relations.js";
 import { createMemoShare, deleteMemoShare, listMemoShares, liveSharedMemo, toShareJson } from "./shares.js";
 import { createShortcut, deleteShortcut, getShortcut, listShortcuts, updateShortcut, type CreateShortcutParams, type ShortcutDeps, type UpdateShortcutParams } from "./shortcuts.js";
 import { getUserStats, listAllUserStats, type UserStatsDeps } from "./user-stats.js";
+import { indexesMixin } from "../../shared/runtime/indexes-mixin.js";
 
 /**
  * How long a user's memberships serve requests without asking again (the staleness a lost
@@ -150,7 +151,7 @@ function shortcutDeps(deps: MemosDeps, ctx: Ctx<unknown>): ShortcutDeps {
 const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	name: "memos",
 	// Mixins are typed with their own `this`; `mixins` takes untyped schemas.
-	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>],
+	mixins: [InstanceSettingsMixin as Partial<ServiceSchema>, indexesMixin(documents => ensureMemosIndexes(memosStore(documents)))],
 
 	settings: {
 		purgeIntervalMs: 60 * 60 * 1000,
@@ -595,9 +596,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	async started() {
-		const store = memosStore(documentsOf(this.broker));
-		await ensureMemosIndexes(store);
-		await ensureMemoCount(store.totals);
+		await ensureMemoCount(memosStore(documentsOf(this.broker)).totals);
 		// The repair pass (memo-cleanup.ts) needs the attachments service, which may start after
 		// this one: it runs once that is there, without holding up this service's start or stop.
 		const failed = (err: unknown) => this.logger.error(errorLog(err), "purging deleted memos and completing half-done deletions at start failed");

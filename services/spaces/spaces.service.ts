@@ -16,6 +16,7 @@ import type { MemberView, SpaceView } from "./space-view.js";
 import type { Membership } from "./spaces.contract.js";
 import type { SpacesDeps } from "./spaces-deps.js";
 import { ensureSpaceIndexes, spaceCount, spacesStore } from "./spaces-store.js";
+import { indexesMixin } from "../../shared/runtime/indexes-mixin.js";
 
 interface SpacesSettings extends ServiceSettingSchema {
 	/** How often spaces with membership changes left pending are looked for (count-repair.ts). */
@@ -40,6 +41,7 @@ const memberJson = (view: MemberView) => toMemberJson(view.member, view.username
 /** SpaceService (contract 9): spaces, memberships and roles; membership look-ups for other services. */
 const SpacesService: ServiceSchema<SpacesSettings, SpacesMethods> = {
 	name: "spaces",
+	mixins: [indexesMixin(documents => ensureSpaceIndexes(spacesStore(documents)))],
 
 	settings: {
 		repairIntervalMs: 60 * 1000
@@ -177,7 +179,6 @@ const SpacesService: ServiceSchema<SpacesSettings, SpacesMethods> = {
 	},
 
 	async started(this: SpacesThis) {
-		await ensureSpaceIndexes(spacesStore(documentsOf(this.broker)));
 		const repair = () => this.repairCounters(Date.now()).catch((err: unknown) => this.logger.error(errorLog(err), "recounting spaces with membership changes left pending failed"));
 		await repair();
 		this.repairTimer = setInterval(repair, this.settings.repairIntervalMs);

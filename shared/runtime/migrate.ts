@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describeImport } from "../store/nedb-import.js";
 import { openDocumentStore } from "../store/open-store.js";
+import { indexesOf } from "./indexes-mixin.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./node.js";
 
@@ -13,8 +14,9 @@ export async function migrate(config: Config, catalog: Catalog, log: (line: stri
 	const documents = await openDocumentStore({ mongoUrl: config.mongoUrl, dir: path.join(config.dataDir, "db"), onImport: imported => log(`migrate: ${describeImport(imported)}`), onUpgrade: line => log(`migrate: ${line}`) });
 	try {
 		for (const [name, entry] of Object.entries(catalog)) {
-			if (!entry.indexes) continue;
-			await entry.indexes(documents);
+			const indexes = indexesOf(entry.schema);
+			if (indexes === undefined) continue;
+			await indexes(documents);
 			log(`migrate: the ${name} service's indexes are in place`);
 		}
 	} finally {

@@ -25,8 +25,6 @@ export interface ServiceEntry {
 	schema: AnyServiceSchema;
 	documents?: boolean;
 	blobs?: boolean;
-	/** Declares the service's indexes (what its `started` also calls, and what `--migrate` runs). */
-	indexes?: (documents: DocumentStore) => Promise<void>;
 }
 
 export type Catalog = Record<ServiceName, ServiceEntry>;

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { CATALOG } from "../../services/catalog.js";
 import { loadConfig } from "../../shared/runtime/config.js";
+import { indexesOf } from "../../shared/runtime/indexes-mixin.js";
 import { startNode, type NodeHandle } from "../../shared/runtime/node.js";
 import { IndexCheckingStore } from "../../shared/store/index-check.js";
 import { SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
@@ -24,7 +25,7 @@ afterEach(async () => {
 async function missingIndexes(): Promise<string[]> {
 	const checking = new IndexCheckingStore(new SqliteDocumentStore({ dir: path.join(dir, "db") }));
 	try {
-		for (const entry of Object.values(CATALOG)) await entry.indexes?.(checking);
+		for (const entry of Object.values(CATALOG)) await indexesOf(entry.schema)?.(checking);
 		return await checking.missingIndexes();
 	} finally {
 		await checking.close();

@@ -11,6 +11,7 @@ import { dueWebhooks, forgetFinished, queueAgeMs, queueLagMs, removeRetired, ser
 import { postWebhook } from "./post-webhook.js";
 import { ensureWebhookIndexes } from "./webhook-indexes.js";
 import { WEBHOOKS, type WebhookDoc } from "./webhook-doc.js";
+import { indexesMixin } from "../../../shared/runtime/indexes-mixin.js";
 
 /**
  * The webhook delivery worker (contract 17), a service of its own so that it runs where
@@ -68,6 +69,7 @@ const HOUSEKEEPING_MS = 5000;
 
 const WebhooksService: ServiceSchema<WebhooksSettings, WebhooksMethods, WebhooksVars> = {
 	name: "webhooks",
+	mixins: [indexesMixin(ensureWebhookIndexes)],
 
 	settings: {
 		pollMs: 1000,
@@ -171,7 +173,6 @@ const WebhooksService: ServiceSchema<WebhooksSettings, WebhooksMethods, Webhooks
 	},
 
 	async started() {
-		await ensureWebhookIndexes(documentsOf(this.broker));
 		this.pollTimer = setInterval(() => void this.deliverDue(), this.settings.pollMs);
 		this.pollTimer.unref();
 		this.housekeepingTimer = setInterval(() => {
