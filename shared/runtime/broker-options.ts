@@ -4,7 +4,7 @@ import { BusinessMetricsMiddleware } from "./business-metrics.js";
 import { CallDeadlineMiddleware } from "./call-deadline.js";
 import { FAILURE_POLICIES } from "./call-failures.js";
 import type { Config } from "./config.js";
-import { NatsTransporter } from "./nats-transporter.js";
+import { NatsTransporter, TRANSPORT_METADATA } from "./nats-transporter.js";
 import { ConventionalPrometheusReporter, METRIC_EXCLUDES } from "./prometheus-reporter.js";
 import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
 import { tracingOptions } from "./tracing.js";
@@ -44,6 +44,8 @@ export function brokerOptions(config: Config): BrokerOptions {
 		namespace: config.namespace,
 		nodeID: config.nodeId,
 		transporter: config.transporter ? new NatsTransporter(natsOptions(config)) : null,
+		// What the transporter can take from other nodes (raw stream chunks), for them to see.
+		metadata: config.transporter ? { ...TRANSPORT_METADATA } : {},
 		logger:
 			config.logLevel === "silent"
 				? false
