@@ -43,9 +43,21 @@ export async function signUp(baseUrl: string, username: string, password = DEFAU
 	if (opts.email !== undefined) user.email = opts.email;
 	if (opts.displayName !== undefined) user.displayName = opts.displayName;
 	if (opts.role !== undefined) user.role = opts.role;
-	const res = await fetch(`${baseUrl}/api/v1/users`, { method: "POST", headers, body: JSON.stringify(user) });
-	if (res.status !== 200) throw await failure(res, `CreateUser ${username}`);
-	return (await res.json()) as ApiUser;
+	// 503 means "retry later" (contract 19), as a client does: in a cluster under load a node can drop out of
+	// the gateway's registry for a moment (seen in a fresh-clone CI run at load 15-20, after /readyz said ready).
+	// A retry that finds the user made means the answer was lost, not the write.
+	const deadline = Date.now() + 60_000;
+	for (let attempt = 0; ; attempt++) {
+		const res = await fetch(`${baseUrl}/api/v1/users`, { method: "POST", headers, body: JSON.stringify(user) });
+		if (res.status === 200) return (await res.json()) as ApiUser;
+		if (res.status === 409 && attempt > 0) {
+			await res.arrayBuffer();
+			return (await signIn(baseUrl, username, password)).user;
+		}
+		if (res.status !== 503 || Date.now() > deadline) throw await failure(res, `CreateUser ${username}`);
+		await res.arrayBuffer();
+		await new Promise(resolve => setTimeout(resolve, 500));
+	}
 }
 
 /** The `memos_refresh=<value>` pair of a response's Set-Cookie, or undefined. */
