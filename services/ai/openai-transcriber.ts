@@ -1,4 +1,4 @@
-import OpenAI, { toFile } from "openai";
+import type OpenAiSdk from "openai";
 import { internal } from "../../shared/errors.js";
 import type { Audio } from "./transcribe-request.js";
 import type { TranscriptionTarget } from "./transcription-provider.js";
@@ -13,6 +13,8 @@ export const PROVIDER_TIMEOUT_MS = 120_000;
  * the key or the provider's answer.
  */
 export async function transcribeWithOpenAi(target: TranscriptionTarget, audio: Audio, timeoutMs = PROVIDER_TIMEOUT_MS): Promise<string> {
+	// Loaded at the first transcription: the SDK is ~240 modules, start-up time and memory of every process otherwise.
+	const { default: OpenAI, toFile } = await import("openai");
 	const client = new OpenAI({
 		apiKey: target.apiKey,
 		baseURL: target.endpoint,
@@ -34,14 +36,14 @@ export async function transcribeWithOpenAi(target: TranscriptionTarget, audio: A
 			response_format: "json"
 		});
 	} catch (err) {
-		throw internal(`transcription failed: ${describe(err)}`);
+		throw internal(`transcription failed: ${describe(OpenAI, err)}`);
 	}
 	const textValue = typeof answer === "object" && answer !== null ? (answer as { text?: unknown }).text : undefined;
 	if (typeof textValue !== "string") throw internal("transcription failed: the provider's answer has no text");
 	return textValue;
 }
 
-function describe(err: unknown): string {
+function describe(OpenAI: typeof OpenAiSdk, err: unknown): string {
 	if (err instanceof OpenAI.APIConnectionTimeoutError) return "the provider did not answer in time";
 	if (err instanceof OpenAI.APIConnectionError) return "the provider cannot be reached";
 	if (err instanceof OpenAI.APIError && typeof err.status === "number") return `the provider answered HTTP ${err.status}`;

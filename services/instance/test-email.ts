@@ -1,4 +1,3 @@
-import nodemailer from "nodemailer";
 import { internal, invalidArgument } from "../../shared/errors.js";
 import { resolveSmtpPassword } from "./setting-secrets.js";
 
@@ -54,6 +53,8 @@ export function resolveSmtpSettings(given: Obj | undefined, stored: Obj | undefi
  * names the kind of failure only, never the settings' secrets.
  */
 export async function sendTestEmail(settings: SmtpSettings, recipient: string, timeoutMs = TEST_EMAIL_TIMEOUT_MS): Promise<void> {
+	// Loaded at the first test message, the only use of SMTP, rather than at every process's start.
+	const { default: nodemailer } = await import("nodemailer");
 	const transport = nodemailer.createTransport({
 		host: settings.smtpHost,
 		port: settings.smtpPort,

@@ -1,7 +1,6 @@
 import type { BlobStore } from "./blob-store.js";
 import { LocalBlobStore } from "./local-blob-store.js";
 import type { S3Options } from "./s3-blob-store.js";
-import { S3BlobStore } from "./s3-blob-store.js";
 
 /**
  * The blob store a process uses: S3 when it is configured (cluster), otherwise files under
@@ -9,6 +8,8 @@ import { S3BlobStore } from "./s3-blob-store.js";
  */
 export async function openBlobStore(options: { s3?: S3Options; dir: string }): Promise<BlobStore> {
 	if (options.s3) {
+		// Only then: the S3 client and its XML parsers add ~50 modules to a process's start and memory.
+		const { S3BlobStore } = await import("./s3-blob-store.js");
 		const store = new S3BlobStore(options.s3);
 		await store.ensureBucket();
 		return store;
