@@ -1,7 +1,7 @@
 import type { BrokerOptions } from "moleculer";
 import { pino } from "pino";
 import { BusinessMetricsMiddleware } from "./business-metrics.js";
-import { CallDeadlineMiddleware } from "./call-deadline.js";
+import { brokerMiddlewares } from "./call-deadline.js";
 import { FAILURE_POLICIES } from "./call-failures.js";
 import type { Config } from "./config.js";
 import { NatsTransporter, TRANSPORT_METADATA } from "./nats-transporter.js";
@@ -86,7 +86,8 @@ export function brokerOptions(config: Config): BrokerOptions {
 		},
 		tracing: tracingOptions(config),
 		validator: true,
-		middlewares: [RequestContextMiddleware, BusinessMetricsMiddleware, CallDeadlineMiddleware],
+		internalMiddlewares: false,
+		middlewares: brokerMiddlewares([RequestContextMiddleware, BusinessMetricsMiddleware]),
 		// The process owns SIGTERM: it drains and closes stores itself (shared/runtime/node.ts).
 		skipProcessEventRegistration: true
 	};

@@ -1,36 +1,48 @@
-import { Errors, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { Stream } from "node:stream";
+import { Errors, METRIC, type ActionSchema, type Context, type Middleware, type ServiceBroker } from "moleculer";
 
 type Handler = (ctx: Context) => Promise<unknown>;
+type ActionDef = ActionSchema & { name: string; timeout?: number; service?: { fullName?: string } };
 
 /**
- * Ends a call at its time-out for the broker's own bookkeeping too. Moleculer's Timeout
- * middleware rejects the caller's promise but wraps the context tracker, so a call whose
- * answer never comes (its node died, its handler hangs) stayed tracked, and the next shutdown
- * waited the whole SHUTDOWN_TIMEOUT_MS for it; a remote call also stayed among the transit's
- * pending requests for good. This middleware sits inside the tracker: at the time-out (set by
- * the Timeout middleware before it runs) or on any failure, the context settles and its
- * pending request is dropped. A local handler past its time-out still runs to its end.
+ * A call's time-out, with one timer: it does what Moleculer's Timeout middleware does (the
+ * default time-out, the start time for the distributed deadline, the warning, the
+ * `moleculer_request_timeout_total` count, RequestTimeoutError) and what that middleware
+ * missed. Moleculer's sits outside the context tracker, so a call whose answer never came
+ * (its node died, its handler hangs) stayed tracked, and the next shutdown waited the whole
+ * SHUTDOWN_TIMEOUT_MS for it; a remote call also stayed among the transit's pending requests
+ * for good. This one sits inside the tracker (BROKER_MIDDLEWARES): at the time-out, or on any
+ * failure, the context settles and its pending request is dropped. A local handler past its
+ * time-out still runs to its end. Both together cost each call two timers and five promises.
  */
-function withDeadline(broker: ServiceBroker, next: Handler, remote: boolean): Handler {
+function withDeadline(broker: ServiceBroker, next: Handler, action: ActionDef, remote: boolean): Handler {
+	const actionName = action.name;
+	const service = action.service?.fullName ?? null;
 	const release = (ctx: Context) => {
 		if (remote) broker.transit?.removePendingRequest(ctx.id);
 	};
+	const timedOut = (ctx: Context, timeout: number) => {
+		release(ctx);
+		broker.logger.warn(`Request '${actionName}' is timed out.`, { requestID: ctx.requestID, nodeID: ctx.nodeID, timeout });
+		if (ctx.params instanceof Stream) ctx.params.emit("moleculer-timeout-middleware", timeout);
+		broker.metrics.increment(METRIC.MOLECULER_REQUEST_TIMEOUT_TOTAL, { service, action: actionName });
+		return new Errors.RequestTimeoutError({ action: actionName, nodeID: ctx.nodeID ?? broker.nodeID });
+	};
 	return ctx => {
-		const call = next(ctx);
+		ctx.options.timeout ??= action.timeout ?? broker.options.requestTimeout;
 		const timeout = ctx.options.timeout;
 		if (typeof timeout !== "number" || timeout <= 0) {
-			return call.catch((err: unknown) => {
+			if (!remote) return next(ctx);
+			return next(ctx).catch((err: unknown) => {
 				release(ctx);
 				throw err;
 			});
 		}
-		// One promise, settled by the answer or the time-out, whichever comes first: a race of
-		// two promises and a `finally` made three more on every call.
+		ctx.startHrTime ??= process.hrtime();
+		const call = next(ctx);
+		// One promise, settled by the answer or the time-out, whichever comes first.
 		return new Promise((resolve, reject) => {
-			const timer = setTimeout(() => {
-				release(ctx);
-				reject(new Errors.RequestTimeoutError({ action: ctx.action?.name ?? "", nodeID: ctx.nodeID ?? broker.nodeID }));
-			}, timeout);
+			const timer = setTimeout(() => reject(timedOut(ctx, timeout)), timeout);
 			call.then(
 				result => {
 					clearTimeout(timer);
@@ -48,10 +60,29 @@ function withDeadline(broker: ServiceBroker, next: Handler, remote: boolean): Ha
 
 export const CallDeadlineMiddleware: Middleware = {
 	name: "CallDeadline",
-	localAction(this: ServiceBroker, next: Handler) {
-		return withDeadline(this, next, false);
+	created(this: ServiceBroker, broker: ServiceBroker) {
+		if (!broker.isMetricsEnabled()) return;
+		broker.metrics.register({
+			name: METRIC.MOLECULER_REQUEST_TIMEOUT_TOTAL,
+			type: METRIC.TYPE_COUNTER,
+			labelNames: ["service", "action"],
+			description: "Number of timed out requests",
+			rate: true
+		});
 	},
-	remoteAction(this: ServiceBroker, next: Handler) {
-		return withDeadline(this, next, true);
+	localAction(this: ServiceBroker, next: Handler, action: ActionDef) {
+		return withDeadline(this, next, action, false);
+	},
+	remoteAction(this: ServiceBroker, next: Handler, action: ActionDef) {
+		return withDeadline(this, next, action, true);
 	}
 } as Middleware;
+
+/**
+ * Every broker's middlewares, innermost first: ours, then Moleculer's own in its order
+ * (`INTERNAL_MIDDLEWARES` of service-broker.js, which BrokerOptions.internalMiddlewares: false
+ * leaves out) with its Timeout replaced by CallDeadline, inside the context tracker.
+ */
+export function brokerMiddlewares(own: Middleware[]): (Middleware | string)[] {
+	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", "CircuitBreaker", "Retry", "Fallback", "ErrorHandler", "Tracing", "Metrics", "Debounce", "Throttle"];
+}

@@ -1,5 +1,5 @@
 import { Errors, ServiceBroker, type BrokerOptions } from "moleculer";
-import { CallDeadlineMiddleware } from "../../shared/runtime/call-deadline.js";
+import { brokerMiddlewares } from "../../shared/runtime/call-deadline.js";
 
 /**
  * A call that times out leaves nothing behind (issue 16.5): before, the caller's context stayed
@@ -11,7 +11,7 @@ describe("calls past their time-out", () => {
 	let never: () => void = () => undefined;
 
 	beforeAll(async () => {
-		const options: BrokerOptions = { namespace: `deadline-${process.pid}`, transporter: "Fake", logger: false, tracking: { enabled: true, shutdownTimeout: 60000 }, middlewares: [CallDeadlineMiddleware] };
+		const options: BrokerOptions = { namespace: `deadline-${process.pid}`, transporter: "Fake", logger: false, tracking: { enabled: true, shutdownTimeout: 60000 }, internalMiddlewares: false, middlewares: brokerMiddlewares([]) };
 		brokers.push(new ServiceBroker({ ...options, nodeID: "caller" }), new ServiceBroker({ ...options, nodeID: "callee" }), new ServiceBroker({ ...options, nodeID: "lost" }));
 		brokers[1]?.createService({
 			name: "slow",
@@ -43,5 +43,19 @@ describe("calls past their time-out", () => {
 		const service = callee.getLocalService("slow") as unknown as { _trackedContexts: unknown[] };
 		await expect(callee.call("slow.hang", {}, { timeout: 100 })).rejects.toBeInstanceOf(Errors.RequestTimeoutError);
 		expect(service._trackedContexts).toHaveLength(0);
+	});
+
+	test("without a time-out of its own, a call gets the broker's requestTimeout, and a count of time-outs", async () => {
+		const broker = new ServiceBroker({ logger: false, requestTimeout: 100, metrics: { enabled: true }, internalMiddlewares: false, middlewares: brokerMiddlewares([]) });
+		broker.createService({ name: "slow", actions: { hang: () => new Promise<void>(() => undefined), quick: () => "done" } });
+		await broker.start();
+		try {
+			await expect(broker.call("slow.hang")).rejects.toBeInstanceOf(Errors.RequestTimeoutError);
+			await expect(broker.call("slow.quick")).resolves.toBe("done");
+			const [series] = broker.metrics.getMetric("moleculer.request.timeout.total")?.snapshot() as { labels: Record<string, unknown>; value: number }[];
+			expect(series).toMatchObject({ labels: { service: "slow", action: "slow.hang" }, value: 1 });
+		} finally {
+			await broker.stop();
+		}
 	});
 });
