@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -11,8 +11,8 @@ import { transferRows, type TransferResult } from "./transfer.js";
 import type { SeedResult } from "./seed.js";
 
 /**
- * `npm run bench [-- --memos N --duration S --cpu-prof DIR --json FILE]`: seeds a fresh
- * embedded app, starts the ceiling (raw node:http), the framework floor (bare moleculer-web)
+ * `npm run bench [-- --memos N --duration S --cpu-prof DIR --json FILE --seed-cache DIR]`: seeds a fresh
+ * embedded app (or copies one seeded by an earlier run into `--seed-cache`), starts the ceiling (raw node:http), the framework floor (bare moleculer-web)
  * and a two-process cluster on a real nats-server, loads each row with autocannon on
  * loopback and prints the table; then uploads (JSON chunked, tus) and downloads `--transfer-mib`
  * MiB on the embedded app. Not part of `npm test`: no figure here is asserted.
@@ -24,7 +24,8 @@ const { values: args } = parseArgs({
 		warmup: { type: "string", default: "2" },
 		"transfer-mib": { type: "string", default: "100" },
 		"cpu-prof": { type: "string" },
-		json: { type: "string" }
+		json: { type: "string" },
+		"seed-cache": { type: "string" }
 	}
 });
 const MEMOS = Number(args.memos);
@@ -75,6 +76,33 @@ async function startBenchServer(target: Target, script: string, body: Buffer): P
 	serverPids[target] = pidsOf(proc.child);
 	const port = await waitFor(script, async () => (/"port":(\d+)/.exec(proc.output())?.[1] as string | undefined));
 	return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * With `--seed-cache DIR`, DIR/<memos>/ keeps a seeded DATA_DIR and its seed.json: seeding
+ * 100,000 memos takes minutes, and every run needs the same data. Each run gets a copy, since
+ * CreateMemo and the transfers write to it; the copy is made while no process has it open.
+ */
+async function seedOrReuse(): Promise<SeedResult & { reused: boolean }> {
+	const appDir = path.join(workDir, "app");
+	if (!args["seed-cache"]) return { ...(await seed()), reused: false };
+	const cacheDir = path.resolve(args["seed-cache"], String(MEMOS));
+	const cached = await readFile(path.join(cacheDir, "seed.json"), "utf8").catch((err: NodeJS.ErrnoException) => {
+		if (err.code === "ENOENT") return undefined;
+		throw err;
+	});
+	if (cached !== undefined) {
+		log(`copying the DATA_DIR seeded with ${MEMOS} memos from ${cacheDir}`);
+		await cp(path.join(cacheDir, "data"), appDir, { recursive: true });
+		return { ...(JSON.parse(cached) as SeedResult), reused: true };
+	}
+	const seeded = await seed();
+	await rm(cacheDir, { recursive: true, force: true });
+	await mkdir(cacheDir, { recursive: true });
+	await cp(appDir, path.join(cacheDir, "data"), { recursive: true });
+	await writeFile(path.join(cacheDir, "seed.json"), JSON.stringify(seeded));
+	log(`seeded DATA_DIR kept in ${cacheDir}`);
+	return { ...seeded, reused: false };
 }
 
 async function seed(): Promise<SeedResult> {
@@ -158,8 +186,8 @@ async function runRow(row: Row, baseUrl: string, context: RowContext): Promise<R
 
 async function main(): Promise<number> {
 	const loadBefore = os.loadavg();
-	const seeded = await seed();
-	log(`seeded in ${seeded.seconds.toFixed(1)} s; starting the embedded app`);
+	const seeded = await seedOrReuse();
+	log(`${seeded.reused ? "reused data seeded" : "seeded"} in ${seeded.seconds.toFixed(1)} s; starting the embedded app`);
 
 	const appPort = await freePort();
 	const app: AppProcess = await startApp({
@@ -206,6 +234,7 @@ async function main(): Promise<number> {
 		users: seeded.users.length,
 		spaces: seeded.spaces,
 		seedSeconds: seeded.seconds,
+		seedReused: seeded.reused,
 		durationSeconds: DURATION,
 		transfers,
 		startupMs: app.startupMs,

@@ -14,6 +14,8 @@ export interface RunFacts {
 	users: number;
 	spaces: number;
 	seedSeconds: number;
+	/** The DATA_DIR was copied from `--seed-cache`, seeded by an earlier run in `seedSeconds`. */
+	seedReused: boolean;
 	durationSeconds: number;
 	transfers: TransferResult[];
 	startupMs: number;
@@ -55,7 +57,7 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		"|---|---:|---:|---:|---:|",
 		...facts.transfers.map(t => `| ${t.name} | ${number(t.bytes / 2 ** 20)} | ${number(t.seconds, 2)} | ${number(t.mibPerSecond, 1)} | ${number(t.cpuSecondsPerGiB, 2)} |`),
 		"",
-		`seeding through the services' actions: ${number(facts.seedSeconds, 1)} s`,
+		`seeding through the services' actions: ${number(facts.seedSeconds, 1)} s${facts.seedReused ? " (by an earlier run; this one copied its DATA_DIR from --seed-cache)" : ""}`,
 		`embedded app start-up with the seeded data (spawn to ready): ${number(facts.startupMs)} ms, ${number(facts.startupCpuMs)} ms of CPU`,
 		`embedded app RSS: ${number(facts.memory.readyMiB)} MiB at ready, ${number(facts.memory.afterLoadMiB)} MiB after the rows, ${number(facts.memory.peakMiB)} MiB peak`
 	];
