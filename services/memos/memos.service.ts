@@ -14,7 +14,7 @@ import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
 import { InstanceSettingsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import { attachmentsActions } from "../attachments/attachments.contract.js";
-import { authActions } from "../auth/auth.contract.js";
+import { authActions, authEvents } from "../auth/auth.contract.js";
 import { spacesActions, spacesEvents, type SpaceMemberEvent } from "../spaces/spaces.contract.js";
 import { changeReaders } from "./change-readers.js";
 import { createMemoComment, listMemoComments } from "./comments.js";
@@ -53,6 +53,13 @@ import { indexesMixin } from "../../shared/runtime/indexes-mixin.js";
  */
 const MEMBERSHIP_TTL_MS = 1000;
 const MEMBERSHIP_CACHE_USERS = 10_000;
+/**
+ * How long a user's `users/{name}` serves responses without asking the auth service again
+ * (every page of memos names their creators): its userChanged event drops it sooner, so the
+ * bound is what a lost event, or a look-up that overlapped the change, can cost.
+ */
+const USER_NAME_TTL_MS = 1000;
+const USER_NAME_CACHE_USERS = 10_000;
 
 interface MemosSettings extends ServiceSettingSchema {
 	/** How often soft-deleted memos past their retention are looked for. */
@@ -80,6 +87,8 @@ interface MemosMethods extends InstanceSettingsMethods {
 interface MemosVars {
 	/** The caller's spaces and roles per user id, dropped by the spaces service's membership events. */
 	membershipCache: BoundedCache<string, Promise<SpaceRoles>>;
+	/** `users/{name}` per user id (null: no such user), dropped by the auth service's userChanged events. */
+	userNameCache: BoundedCache<string, string | null>;
 	linkCache: LinkMetadataCache;
 	/** The keys of the warnings `warnOnce` has logged. */
 	warned: Set<string>;
@@ -495,15 +504,23 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		}
 	},
 
-	events: invalidateOn<MemosThis, string, SpaceMemberEvent>(
-		spacesEvents.memberChanged.name,
-		service => service.membershipCache,
-		params => (Array.isArray(params.userIds) ? params.userIds : undefined)
-	),
+	events: {
+		...invalidateOn<MemosThis, string, SpaceMemberEvent>(
+			spacesEvents.memberChanged.name,
+			service => service.membershipCache,
+			params => (Array.isArray(params.userIds) ? params.userIds : undefined)
+		),
+		...invalidateOn<MemosThis, string, { id: string }>(
+			authEvents.userChanged.name,
+			service => service.userNameCache,
+			params => (typeof params.id === "string" ? [params.id] : undefined)
+		)
+	},
 
 	methods: {
 		deps(caller: Context | ServiceBroker): MemosDeps {
 			const membershipCache = this.membershipCache;
+			const userNameCache = this.userNameCache;
 			const deps: MemosDeps = {
 				store: memosStore(documentsOf(this.broker)),
 				peers: {
@@ -525,10 +542,20 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 						}
 					},
 					async userNames(userIds) {
-						const ids = [...new Set(userIds)];
 						const names = new Map<string, string>();
-						if (ids.length === 0) return names;
-						for (const user of await call(caller, authActions.lookupUsers, { ids })) names.set(user.id, formatName("user", user.username));
+						const missing: string[] = [];
+						for (const id of new Set(userIds)) {
+							const name = userNameCache.get(id);
+							if (name === undefined) missing.push(id);
+							else if (name !== null) names.set(id, name);
+						}
+						if (missing.length === 0) return names;
+						const found = new Map((await call(caller, authActions.lookupUsers, { ids: missing })).map(user => [user.id, formatName("user", user.username)]));
+						for (const id of missing) {
+							const name = found.get(id) ?? null;
+							userNameCache.set(id, name);
+							if (name !== null) names.set(id, name);
+						}
 						return names;
 					},
 					defaultVisibility: userId => call(caller, authActions.defaultMemoVisibility, { userId }),
@@ -591,6 +618,7 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 
 	created() {
 		this.membershipCache = new BoundedCache({ ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_CACHE_USERS });
+		this.userNameCache = new BoundedCache({ ttlMs: USER_NAME_TTL_MS, maxEntries: USER_NAME_CACHE_USERS });
 		this.linkCache = linkMetadataCache();
 		this.warned = new Set();
 	},

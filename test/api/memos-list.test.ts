@@ -53,6 +53,25 @@ describe("ListMemos candidates (contract 7.2)", () => {
 		expect(await ids(bob(), { filter: notCarol })).toEqual(["b-public", "b-private", "a-public", "a-protected"]);
 	});
 
+	test("a creator's new username shows in the lists that follow", async () => {
+		const creatorOf = async (username: string) => {
+			const res = await api.list(bob(), { filter: `creator == "users/${username}" && visibility == "PUBLIC"` });
+			return (res.body.memos as { name: string; creator: string }[]).map(memo => [memo.name, memo.creator]);
+		};
+		const rename = async (from: string, to: string) => {
+			const res = await api.request("PATCH", `/users/${from}`, { as: alice(), query: { updateMask: "username" }, body: { username: to } });
+			expect(res.status).toBe(200);
+		};
+		expect(await creatorOf("user1")).toEqual([["memos/a-public", "users/user1"]]);
+		await rename("user1", "user1-renamed");
+		try {
+			expect(await creatorOf("user1-renamed")).toEqual([["memos/a-public", "users/user1-renamed"]]);
+		} finally {
+			await rename("user1-renamed", "user1");
+		}
+		expect(await creatorOf("user1")).toEqual([["memos/a-public", "users/user1"]]);
+	});
+
 	test("an instance admin gains no access to others' PRIVATE memos", async () => {
 		expect(await ids(admin(), { filter: notCarol })).toEqual(["b-public", "a-public", "a-protected"]);
 	});
