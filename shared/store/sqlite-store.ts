@@ -8,6 +8,7 @@ import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from ".
 import { columnOf, columnValue, FieldColumns, fieldOfColumn } from "./sqlite/field-columns.js";
 import { FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
 import { arrayPaths, decodeJson, toJson } from "./sqlite/json-value.js";
+import { queryKey } from "./sqlite/query-key.js";
 import { mapSqliteError, storageFailure } from "./sqlite/sql-errors.js";
 
 /** The database file under the store's directory. */
@@ -450,6 +451,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	private created = false;
 	private arrays: Set<string> | null = null;
 	private fieldColumns: FieldColumns | null = null;
+	/**
+	 * The SQL and parameters of recent reads by their query's exact text (query-key.ts): the
+	 * translation costs tens of microseconds a query, and a list's page runs the same ones again.
+	 * Dropped whenever what the translation reads changes (array paths, columns).
+	 */
+	private readonly translations = new BoundedCache<string, Translation>({ ttlMs: Infinity, maxEntries: TRANSLATIONS_KEPT });
 
 	constructor(
 		readonly name: string,
@@ -542,6 +549,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		for (const field of missing) this.store.execInTransaction(`ALTER TABLE ${this.table} ADD COLUMN ${columnOf(field)}`);
 		this.store.execInTransaction(`UPDATE ${this.table} SET ${missing.map(field => `${columnOf(field)} = ${columnValue(field, "doc")}`).join(", ")}`);
 		this.fieldColumns = null;
+		this.translations.invalidate();
 	}
 
 	/**
@@ -612,7 +620,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
 		const { rows, projected } = await this.readSettled(() => {
 			const { sql, params, projected } = this.findSql(filter, options);
-			return { rows: this.store.statement(sql).all(...params) as Row[], projected };
+			return { rows: this.store.statement(sql).all(...params) as Row[], projected: projected ?? null };
 		});
 		if (projected === null) return rows.map(row => toDoc<T>(row._id as string, row.doc as string));
 		return rows.map(row => {
@@ -633,7 +641,11 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		});
 	}
 
-	private findSql(filter: Filter, options: FindOptions): { sql: string; params: SqlParam[]; projected: string[] | null } {
+	private findSql(filter: Filter, options: FindOptions): Translation {
+		return this.translated(["find", filter, options], () => this.translateFind(filter, options));
+	}
+
+	private translateFind(filter: Filter, options: FindOptions): Translation {
 		const translator = this.translator();
 		const where = translator.where(filter);
 		const projected = options.projection ? Object.keys(options.projection).filter(field => field !== "_id") : null;
@@ -670,7 +682,23 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	 * document is read there), merged by SQLite and cut to `limit` (UNION: a row of several branches counts once),
 	 * then the documents of those rows alone. Within one statement every branch sees the same data.
 	 */
-	private mergedSql(branches: readonly Filter[], options: MergedFindOptions): { sql: string; params: SqlParam[] } {
+	private mergedSql(branches: readonly Filter[], options: MergedFindOptions): Translation {
+		return this.translated(["merged", branches, options], () => this.translateMerged(branches, options));
+	}
+
+	/** `translate()`'s answer, kept for the query's exact text. */
+	private translated(query: unknown, translate: () => Translation): Translation {
+		const key = queryKey(query);
+		if (key === undefined) return translate();
+		let translation = this.translations.get(key);
+		if (translation === undefined) {
+			translation = translate();
+			this.translations.set(key, translation);
+		}
+		return translation;
+	}
+
+	private translateMerged(branches: readonly Filter[], options: MergedFindOptions): Translation {
 		const keys = Object.entries(options.sort);
 		if (keys.length === 0 || branches.length === 0) throw new Error("a merged find needs a sort and at least one branch");
 		const arrays = this.arrayPaths();
@@ -744,6 +772,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	forgetSchema(): void {
 		this.arrays = null;
 		this.fieldColumns = null;
+		this.translations.invalidate();
 	}
 
 	/** A transaction that may have created the table or columns, or noted array paths, was rolled back. */
@@ -780,6 +809,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 			if (known.has(found)) continue;
 			this.store.statement("INSERT OR IGNORE INTO _array_paths (collection, path) VALUES (?1, ?2)").run(this.name, found);
 			known.add(found);
+			this.translations.invalidate();
 		}
 	}
 
@@ -874,6 +904,16 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		this.created = true;
 	}
 }
+
+/** A read's SQL, its parameters, and the fields of a projection (null: whole documents). */
+interface Translation {
+	sql: string;
+	params: readonly SqlParam[];
+	projected?: readonly string[] | null;
+}
+
+/** Per collection: enough for the queries of a few pages of each list in use. */
+const TRANSLATIONS_KEPT = 512;
 
 function quoteName(name: string): string {
 	return `"${name.replaceAll('"', '""')}"`;

@@ -203,4 +203,27 @@ describe("sqlite store", () => {
 			await second.close();
 		}
 	});
+	test("a read asked again sees what changed its translation since: a field that became an array, a Date beside its ISO string", async () => {
+		const dir = path.join(root, "translations");
+		const first = new SqliteDocumentStore({ dir });
+		const second = new SqliteDocumentStore({ dir });
+		try {
+			const mine = first.collection("things");
+			const theirs = second.collection("things");
+			await mine.insert({ _id: "a", tags: "x" });
+			for (const tag of ["x", "y", "z"]) await expect(mine.find({ tags: tag }, { sort: { _id: 1 } })).resolves.toEqual(tag === "x" ? [{ _id: "a", tags: "x" }] : []);
+			await mine.insert({ _id: "b", tags: ["y"] });
+			await expect(mine.find({ tags: "y" }, { sort: { _id: 1 } })).resolves.toEqual([{ _id: "b", tags: ["y"] }]);
+			await theirs.insert({ _id: "c", tags: ["z"], at: new Date(0) });
+			await theirs.insert({ _id: "d", at: new Date(0).toISOString() });
+			await expect(mine.find({ tags: "z" }, { sort: { _id: 1 } })).resolves.toEqual([{ _id: "c", tags: ["z"], at: new Date(0) }]);
+			for (let round = 0; round < 2; round++) {
+				await expect(mine.find({ at: new Date(0) })).resolves.toEqual([{ _id: "c", tags: ["z"], at: new Date(0) }]);
+				await expect(mine.find({ at: new Date(0).toISOString() })).resolves.toEqual([{ _id: "d", at: new Date(0).toISOString() }]);
+			}
+		} finally {
+			await first.close();
+			await second.close();
+		}
+	});
 });
