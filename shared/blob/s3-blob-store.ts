@@ -1,10 +1,11 @@
-import { IncomingMessage } from "node:http";
+import { IncomingMessage, type Agent } from "node:http";
 import { Readable } from "node:stream";
 import { Client, type BucketItem } from "minio";
 import type { S3Config } from "../runtime/config.js";
 import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange, PutOptions } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
 import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
+import { onLiveConnection, s3Agent } from "./s3-connections.js";
 
 /** The bucket as configured (`S3_*` settings), and how bodies go up. */
 export interface S3Options extends S3Config {
@@ -39,6 +40,7 @@ export class S3BlobStore implements BlobStore {
 	private readonly bucket: string;
 	private readonly region: string;
 	private readonly partSize: number;
+	private readonly agent: Agent;
 
 	constructor(options: S3Options) {
 		this.partSize = options.partSize ?? DEFAULT_PART_SIZE;
@@ -47,21 +49,23 @@ export class S3BlobStore implements BlobStore {
 		}
 		this.bucket = options.bucket;
 		this.region = options.region;
+		this.agent = s3Agent(options.useSSL);
 		this.client = new Client({
 			endPoint: options.endPoint,
 			port: options.port,
 			useSSL: options.useSSL,
 			accessKey: options.accessKey,
 			secretKey: options.secretKey,
-			region: options.region
+			region: options.region,
+			transportAgent: this.agent
 		});
 	}
 
 	/** Creates the bucket when it is missing (start-up). */
 	async ensureBucket(): Promise<void> {
-		if (await this.client.bucketExists(this.bucket)) return;
+		if (await onLiveConnection(() => this.client.bucketExists(this.bucket))) return;
 		try {
-			await this.client.makeBucket(this.bucket, this.region);
+			await onLiveConnection(() => this.client.makeBucket(this.bucket, this.region));
 		} catch (err) {
 			// Another replica starting at the same moment may have won the race.
 			if (errorCode(err) !== "BucketAlreadyOwnedByYou") throw err;
@@ -78,10 +82,10 @@ export class S3BlobStore implements BlobStore {
 		let uploadId: string | undefined;
 		const parts: { part: number; etag: string }[] = [];
 		const uploadPending = async (id: string): Promise<void> => {
-			const part = await this.client.uploadPart(
+			const part = await onLiveConnection(() => this.client.uploadPart(
 				{ bucketName: this.bucket, objectName: key, uploadID: id, partNumber: parts.length + 1, headers: {} },
 				Buffer.concat(pending)
-			);
+			));
 			parts.push({ part: part.part, etag: part.etag });
 			pending = [];
 			pendingBytes = 0;
@@ -92,22 +96,25 @@ export class S3BlobStore implements BlobStore {
 				pending.push(bytes);
 				pendingBytes += bytes.length;
 				if (pendingBytes > this.partSize) {
-					uploadId ??= await this.client.initiateNewMultipartUpload(this.bucket, key, headers);
+					uploadId ??= await onLiveConnection(() => this.client.initiateNewMultipartUpload(this.bucket, key, headers));
 					await uploadPending(uploadId);
 				}
 			}
 			info = meter.finish();
 			if (uploadId === undefined) {
-				await this.client.putObject(this.bucket, key, Buffer.concat(pending), info.size, headers);
+				const bytes = Buffer.concat(pending);
+				await onLiveConnection(() => this.client.putObject(this.bucket, key, bytes, info.size, headers));
 			} else {
 				if (pendingBytes > 0) await uploadPending(uploadId);
-				await this.client.completeMultipartUpload(this.bucket, key, uploadId, parts);
+				const id = uploadId;
+				await onLiveConnection(() => this.client.completeMultipartUpload(this.bucket, key, id, parts));
 			}
 		} catch (err) {
 			if (uploadId !== undefined) {
 				// The put has failed either way; a failed abort must not hide why. Parts left
 				// behind are invisible and a bucket lifecycle rule can expire them.
-				await this.client.abortMultipartUpload(this.bucket, key, uploadId).catch(() => undefined);
+				const id = uploadId;
+				await onLiveConnection(() => this.client.abortMultipartUpload(this.bucket, key, id)).catch(() => undefined);
 			}
 			throw err;
 		}
@@ -151,7 +158,7 @@ export class S3BlobStore implements BlobStore {
 	async stat(key: string): Promise<BlobStat | null> {
 		assertBlobKey(key);
 		try {
-			const info = await this.client.statObject(this.bucket, key);
+			const info = await onLiveConnection(() => this.client.statObject(this.bucket, key));
 			return { size: info.size, lastModified: info.lastModified };
 		} catch (err) {
 			if (isNotFound(err)) return null;
@@ -161,17 +168,19 @@ export class S3BlobStore implements BlobStore {
 
 	async list(prefix: string): Promise<BlobListing[]> {
 		assertBlobFolder(prefix);
-		const found: BlobListing[] = [];
-		for await (const item of this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<BucketItem>) {
-			if (item.name !== undefined) found.push({ key: item.name, lastModified: item.lastModified });
-		}
-		return found;
+		return onLiveConnection(async () => {
+			const found: BlobListing[] = [];
+			for await (const item of this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<BucketItem>) {
+				if (item.name !== undefined) found.push({ key: item.name, lastModified: item.lastModified });
+			}
+			return found;
+		});
 	}
 
 	async delete(key: string): Promise<void> {
 		assertBlobKey(key);
 		try {
-			await this.client.removeObject(this.bucket, key);
+			await onLiveConnection(() => this.client.removeObject(this.bucket, key));
 		} catch (err) {
 			if (!isNotFound(err)) throw err;
 		}
@@ -182,15 +191,17 @@ export class S3BlobStore implements BlobStore {
 	}
 
 	async ping(): Promise<void> {
-		if (!(await this.client.bucketExists(this.bucket))) throw new Error(`S3 bucket ${this.bucket} does not exist`);
+		if (!(await onLiveConnection(() => this.client.bucketExists(this.bucket)))) throw new Error(`S3 bucket ${this.bucket} does not exist`);
 	}
 
-	/** Requests go through Node's global HTTP agent, shared by the whole process: nothing of ours to release. */
-	async close(): Promise<void> {}
+	/** The kept-alive connections go. */
+	async close(): Promise<void> {
+		this.agent.destroy();
+	}
 
 	private async call<T>(key: string, request: () => Promise<T>): Promise<T> {
 		try {
-			return await request();
+			return await onLiveConnection(request);
 		} catch (err) {
 			if (isNotFound(err)) throw new BlobNotFoundError(key);
 			if (errorCode(err) === "InvalidRange") throw new RangeError(`range outside blob ${key}`, { cause: err });

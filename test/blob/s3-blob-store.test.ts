@@ -2,10 +2,12 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import S3rver from "s3rver";
 import { openBlobStore } from "../../shared/blob/open-blob-store.js";
 import type { S3Options } from "../../shared/blob/s3-blob-store.js";
 import { S3BlobStore } from "../../shared/blob/s3-blob-store.js";
+import { startIdleCloseProxy } from "../support/idle-close-proxy.js";
 import { describeBlobStoreContract, failingAfter } from "./blob-store.contract.js";
 
 /** The smallest part S3 accepts, so that the contract's multi-MiB blob goes up in parts. */
@@ -73,6 +75,37 @@ describe("S3BlobStore on s3rver", () => {
 			"source failed halfway"
 		);
 		expect(await store.stat("multipart-failed.bin")).toBeNull();
+	});
+
+	// Under load (issue 20) a chunk's put failed with ECONNRESET, answered as INTERNAL: the process
+	// reused a kept-alive connection that s3rver had closed as idle while the process was not running.
+	test("every operation goes through when the server has closed each kept-alive connection before its next request", async () => {
+		const proxy = await startIdleCloseProxy(`http://127.0.0.1:${s3rver.options.port}`);
+		try {
+			const store = new S3BlobStore({ ...s3rver.options, port: proxy.port });
+			await store.ensureBucket();
+			const [first, second] = [randomBytes(1000), randomBytes(2000)];
+			const large = randomBytes(2 * PART_SIZE + 10);
+			await store.put("idle/first.bin", Readable.from([first], { objectMode: false }));
+			await store.put("idle/second.bin", Readable.from([second], { objectMode: false }));
+			await store.put("idle/large.bin", Readable.from([large], { objectMode: false }));
+			expect(await store.stat("idle/large.bin")).toMatchObject({ size: large.length });
+			const range = { start: PART_SIZE, end: PART_SIZE + 99 };
+			expect(Buffer.concat(await (await store.get("idle/large.bin", range)).toArray())).toEqual(large.subarray(range.start, range.end + 1));
+			await store.compose(["idle/first.bin", "idle/second.bin"], "idle/both.bin");
+			expect(Buffer.concat(await (await store.get("idle/both.bin")).toArray())).toEqual(Buffer.concat([first, second]));
+			await store.compose(["idle/large.bin"], "idle/copy.bin");
+			expect(await store.stat("idle/copy.bin")).toMatchObject({ size: large.length });
+			expect((await store.list("idle/")).map(item => item.key).sort()).toEqual(["idle/both.bin", "idle/copy.bin", "idle/first.bin", "idle/large.bin", "idle/second.bin"]);
+			await store.deleteFolder("idle/");
+			expect(await store.list("idle/")).toEqual([]);
+			await store.ping();
+			await store.close();
+			// Each operation after the first met a closed connection at least once.
+			expect(proxy.resets()).toBeGreaterThanOrEqual(15);
+		} finally {
+			await proxy.close();
+		}
 	});
 
 	test("part sizes S3 would refuse are rejected up front", () => {

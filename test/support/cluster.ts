@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { jest } from "@jest/globals";
@@ -56,6 +56,18 @@ export const GATEWAY_LISTENING = /API Gateway listening on (http:\/\/127\.0\.0\.
 /** nats-server's start-up line. */
 const NATS_LISTENING = /Listening for client connections on 127\.0\.0\.1:(\d+)/;
 
+/**
+ * With CLUSTER_LOG_DIR set, what each process printed is written there when the cluster stops
+ * (`<data directory name>-<n>-<process name>.log`): a failure seen under load can then be read
+ * in the servers' own words after the data is gone.
+ */
+async function keepLogs(run: string, started: readonly { name: string; proc: Proc }[]): Promise<void> {
+	const dir = process.env.CLUSTER_LOG_DIR;
+	if (dir === undefined || dir === "") return;
+	await mkdir(dir, { recursive: true });
+	await Promise.all(started.map(({ name, proc }, n) => writeFile(path.join(dir, `${run}-${n}-${name}.log`), proc.output())));
+}
+
 export async function startCluster(dataPrefix: string): Promise<Cluster> {
 	const dataRoot = await mkdtemp(path.join(os.tmpdir(), dataPrefix));
 	// On MongoDB services only check their indexes (README "Migrations"): build them as a deploy does.
@@ -79,6 +91,8 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 	};
 	let nats: Proc | undefined;
 	const procs: Record<string, Proc> = {};
+	// Every process started, restarts included, for the logs kept on stop.
+	const started: { name: string; proc: Proc }[] = [];
 	let gatewayUrl: string | undefined;
 	const cluster: Cluster = {
 		get natsUrl() {
@@ -108,6 +122,7 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 				...env
 			});
 			procs[name] = proc;
+			started.push({ name, proc });
 			if (gateway) gatewayUrl = (await proc.reported(`the port of ${name}`, GATEWAY_LISTENING))[1];
 			return proc;
 		},
@@ -120,6 +135,7 @@ export async function startCluster(dataPrefix: string): Promise<Cluster> {
 		async stop() {
 			await Promise.all(Object.values(procs).map(p => p.stop("SIGKILL")));
 			await nats?.stop("SIGKILL");
+			await keepLogs(path.basename(dataRoot), started);
 			await rm(dataRoot, { recursive: true, force: true });
 		}
 	};
