@@ -20,6 +20,7 @@ import { clearRefreshCookie, isSecureRequest, readRefreshCookie, type CookieMeta
 import { apiDocsAssetAlias, apiDocsPageAlias, openApiAlias } from "./api-docs.js";
 import { authEvents, hashPat } from "../auth/auth.contract.js";
 import { memoEvents, memosActions, type MemoChangeEvent } from "../memos/memos.contract.js";
+import { MAX_CHUNK_BYTES } from "../attachments/attachments.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
 import { bearerToken, callerOfAuthorization } from "./bearer.js";
@@ -36,6 +37,7 @@ import { bytesFieldInBody, takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
+import { DecodedBuffers } from "./decoded-buffers.js";
 import { LargeBodySlots, bodyLimitOf, type SettingLimits } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
 import { settingLimits } from "./setting-limits.js";
@@ -59,7 +61,7 @@ type GatewayRequest = IncomingMessage & {
 	$params: Record<string, unknown>;
 	$alias?: { spec?: RouteSpec };
 	/** The registry endpoint moleculer-web resolved for the alias. */
-	$endpoint: { action: { name: string }; isAvailable: boolean };
+	$endpoint: { action: { name: string }; isAvailable: boolean; local: boolean };
 	/** Request bytes taken out of the body (RouteSpec.bytesField). */
 	$bytes?: Buffer;
 	body?: unknown;
@@ -88,6 +90,7 @@ interface GatewayMethods extends InstanceSettingsMethods {
 /** What moleculer-web adds to the service that this schema uses, and the gateway's own state. */
 interface GatewayVars {
 	largeBodies: LargeBodySlots;
+	decodedBuffers: DecodedBuffers;
 	settingLimits: SettingLimits;
 	/** API_COMPAT (contract 18). */
 	apiCompat: ApiCompat;
@@ -268,7 +271,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			if (spec.body !== undefined) {
 				const limit = await bodyLimitOf(spec.bodyLimit, this.settingLimits);
 				this.largeBodies.take(limit, req, res);
-				body = await readJsonBody(req, limit, bytesFieldInBody(spec));
+				const path = bytesFieldInBody(spec);
+				body = await readJsonBody(req, limit, path && { path, allocate: length => this.decodedBuffers.take(length) });
 			}
 			const parts = this.apiCompat === "upstream" ? upstreamRequest(spec, { query: query ?? {}, body }) : { query: query ?? {}, body };
 			req.$params = buildParams(spec, parts.query, parts.body, params ?? {});
@@ -286,15 +290,21 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		 */
 		async callAction(_route: unknown, _actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true> {
 			const spec = req.$alias?.spec as RouteSpec;
+			const bytes = req.$bytes && Readable.from([req.$bytes], { objectMode: false });
 			const options = {
 				retries: isIdempotent(spec) ? IDEMPOTENT_RETRIES : 0,
-				...(req.$bytes ? { stream: Readable.from([req.$bytes], { objectMode: false }) } : {}),
+				...(bytes ? { stream: bytes } : {}),
 				...(spec.streamBody === undefined ? {} : { stream: req })
 			};
 			// Calling the resolved endpoint (as moleculer-web does) keeps its node choice, unless its
 			// node left since; ctx.call accepts an endpoint although its typing only names action names.
 			const target = req.$endpoint.isAvailable ? (req.$endpoint as unknown as string) : req.$endpoint.action.name;
 			const data = await req.$ctx.call(target, params, options);
+			// Read to its end by a local action that succeeded: it has stored the bytes, nothing refers
+			// to them any more. After a failure a write may still be reading them, and bytes sent to
+			// another node may wait in the NATS client's buffer after the answer (an action that did
+			// not read them, a reconnection): those are left to the garbage collector.
+			if (bytes?.readableEnded && req.$endpoint.isAvailable && req.$endpoint.local) this.decodedBuffers.give(req.$bytes as Buffer);
 			this.sendResponse(req, res, this.apiCompat === "upstream" ? upstreamAnswer(spec, data) : data, req.$endpoint.action);
 			return true;
 		},
@@ -347,6 +357,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		// Prepended after the drain's takeover, so that every answer carries them, refusals included.
 		defaultResponseHeaders(this.server);
 		this.largeBodies = new LargeBodySlots(config.maxLargeBodies, largeBodiesGauge(this.broker));
+		// As many as large bodies are read at once, of a chunk's size: larger contents come one request each.
+		this.decodedBuffers = new DecodedBuffers(MAX_CHUNK_BYTES, config.maxLargeBodies);
 		const streamMetrics = sseMetrics(this.broker);
 		this.sse = new SseHub({
 			maxStreams: config.sseMaxStreams,

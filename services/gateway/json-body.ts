@@ -89,8 +89,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Where a route's base64 bytes field is (keys from the top-level object), and what its decoded bytes go into. */
+export interface BytesField {
+	path: readonly string[];
+	allocate?: (length: number) => Buffer;
+}
+
 /**
- * A large body whose bytes field (`bytesAt`, keys from the top-level object) is plain base64:
+ * A large body whose bytes field (`field.path`) is plain base64:
  * the field decoded straight from the request's bytes, the rest of the body (the field's
  * text cut out of it) parsed as usual and the decoded bytes, a Buffer, set in its place. The
  * megabytes of text are neither parsed nor copied into the JavaScript heap (JSON.parse made
@@ -98,12 +104,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * and sweep; issue 19). Undefined when the body is anything else (non-ASCII, the field
  * escaped, absent or not base64, malformed JSON): it is then parsed whole, which answers its errors.
  */
-function parseAroundBytesField(bytes: Buffer, bytesAt: readonly string[]): Record<string, unknown> | undefined {
+function parseAroundBytesField(bytes: Buffer, field: BytesField): Record<string, unknown> | undefined {
+	const bytesAt = field.path;
 	if (!isAscii(bytes)) return undefined;
 	const span = stringSpanAt(bytes, bytesAt);
 	if (span === undefined) return undefined;
-	const decoded = decodeBase64Text(bytes.subarray(span.start, span.end));
-	if (decoded === undefined) return undefined;
 	const rest = Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]).toString("latin1");
 	let body: unknown;
 	try {
@@ -114,9 +119,11 @@ function parseAroundBytesField(bytes: Buffer, bytesAt: readonly string[]): Recor
 	// The scan and the parser agree on where the field is, or the parser alone decides.
 	let holder = body;
 	for (const key of bytesAt.slice(0, -1)) holder = isObject(holder) ? holder[key] : undefined;
-	const field = bytesAt[bytesAt.length - 1] as string;
-	if (!isObject(holder) || holder[field] !== "") return undefined;
-	holder[field] = decoded;
+	const name = bytesAt[bytesAt.length - 1] as string;
+	if (!isObject(holder) || holder[name] !== "") return undefined;
+	const decoded = decodeBase64Text(bytes.subarray(span.start, span.end), field.allocate);
+	if (decoded === undefined) return undefined;
+	holder[name] = decoded;
 	return body as Record<string, unknown>;
 }
 
@@ -125,10 +132,10 @@ function parseAroundBytesField(bytes: Buffer, bytesAt: readonly string[]): Recor
  * deflate, br or identity, UTF-8, nested at most 64 levels; anything else, or more, is
  * INVALID_ARGUMENT. An absent or empty body reads as undefined. Every body is read as JSON
  * whatever its Content-Type: clients of the upstream API send JSON with no or other content
- * types, and nothing else is accepted on /api/v1. `bytesAt`: where the route's base64 bytes
+ * types, and nothing else is accepted on /api/v1. `bytesField`: where the route's base64 bytes
  * field is in the body, which a large body may carry decoded (parseAroundBytesField).
  */
-export async function readJsonBody(req: IncomingMessage, limit: number, bytesAt?: readonly string[]): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, bytesField?: BytesField): Promise<unknown> {
 	let bytes: Buffer;
 	try {
 		bytes = await readBytes(req, limit);
@@ -136,8 +143,8 @@ export async function readJsonBody(req: IncomingMessage, limit: number, bytesAt?
 		await drain(req);
 		throw err;
 	}
-	if (bytesAt !== undefined && bytes.length >= BYTES_FIELD_SCAN_BYTES) {
-		const body = parseAroundBytesField(bytes, bytesAt);
+	if (bytesField !== undefined && bytes.length >= BYTES_FIELD_SCAN_BYTES) {
+		const body = parseAroundBytesField(bytes, bytesField);
 		if (body !== undefined) return body;
 	}
 	let text: string;

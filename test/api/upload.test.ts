@@ -140,6 +140,25 @@ describe("sending chunks", () => {
 		expect(createHash("sha256").update(Buffer.from(await res.arrayBuffer())).digest("hex")).toBe(sha);
 	});
 
+	test("uploads side by side, with refused chunks among them, each store their own bytes (the gateway reuses its decode buffers)", async () => {
+		const sources = [patterned(3 * MiB + 5), patterned(3 * MiB).map(byte => byte ^ 0x5a)];
+		const junk = Buffer.alloc(MiB / 2, 0xee);
+		const [mine, hers] = [await open(alice(), { filename: "a.bin", size: String(sources[0]?.length) }), await open(bob(), { filename: "b.bin", size: String(sources[1]?.length) })];
+		for (let offset = 0; offset < 3 * MiB; offset += MiB) {
+			const [first, second, refused] = await Promise.all([
+				chunk(alice(), mine.uploadId, offset, (sources[0] as Buffer).subarray(offset, offset === 2 * MiB ? undefined : offset + MiB)),
+				chunk(bob(), hers.uploadId, offset, (sources[1] as Buffer).subarray(offset, offset + MiB)),
+				// A wrong offset, or (while the other is written) a second chunk at once: FAILED_PRECONDITION either way.
+				chunk(alice(), mine.uploadId, offset + 7, junk)
+			]);
+			expect([first.status, second.status]).toEqual([200, 200]);
+			expectError(refused, 400, 9);
+		}
+		const [a, b] = await Promise.all([upload(alice(), { uploadId: mine.uploadId }), upload(bob(), { uploadId: hers.uploadId })]);
+		expect((await download(a.body.attachment?.name as string, alice())).equals(sources[0] as Buffer)).toBe(true);
+		expect((await download(b.body.attachment?.name as string, bob())).equals(sources[1] as Buffer)).toBe(true);
+	});
+
 	test("the type comes from the spec, else the extension, else the content", async () => {
 		const png = Buffer.concat([Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"), Buffer.alloc(32)]);
 		const sniffed = await open(alice(), { filename: "noext", size: String(png.length) });

@@ -20,7 +20,7 @@ function request(body: Buffer): IncomingMessage {
 /** The params an operation would get (bytes taken out), or the error it would answer. */
 async function outcome(body: Buffer, path: string[], scan: boolean): Promise<unknown> {
 	try {
-		const params = { body: await readJsonBody(request(body), LIMIT, scan ? path : undefined) } as Record<string, unknown>;
+		const params = { body: await readJsonBody(request(body), LIMIT, scan ? { path } : undefined) } as Record<string, unknown>;
 		const bytes = takeBytes(params, ["body", ...path].join("."));
 		return { params, bytes: bytes?.toString("hex") };
 	} catch (err) {
@@ -76,10 +76,10 @@ test("a large body's outcome is the one of parsing it whole, whatever its bytes 
 
 test("a plain base64 field of a large body comes decoded, at the top or nested (CreateAttachment's attachment.content)", async () => {
 	const bytes = Buffer.alloc(100_000, 7);
-	const top = await readJsonBody(request(Buffer.from(JSON.stringify({ uploadId: "u", content: bytes.toString("base64url") }))), LIMIT, ["content"]);
+	const top = await readJsonBody(request(Buffer.from(JSON.stringify({ uploadId: "u", content: bytes.toString("base64url") }))), LIMIT, { path: ["content"] });
 	expect(top).toEqual({ uploadId: "u", content: bytes });
 	const body = Buffer.from(JSON.stringify({ filename: "a.bin", content: bytes.toString("base64"), memo: "memos/x" }));
-	const params = { attachment: await readJsonBody(request(body), LIMIT, ["content"]) } as Record<string, unknown>;
+	const params = { attachment: await readJsonBody(request(body), LIMIT, { path: ["content"] }) } as Record<string, unknown>;
 	expect(Buffer.isBuffer((params.attachment as Record<string, unknown>).content)).toBe(true);
 	expect(takeBytes(params, "attachment.content")?.equals(bytes)).toBe(true);
 	expect(params.attachment).toEqual({ filename: "a.bin", memo: "memos/x" });
