@@ -1,4 +1,4 @@
-import net, { type AddressInfo, type Socket } from "node:net";
+import { startTcpProxy } from "./tcp-proxy.js";
 
 /**
  * A loopback TCP proxy that cuts the first connection carrying a request of `method` once it
@@ -13,12 +13,8 @@ export interface CutProxy {
 }
 
 export async function startCutProxy(target: string, method: string, cutAfter: number): Promise<CutProxy> {
-	const { hostname, port } = new URL(target);
-	const sockets = new Set<Socket>();
 	let done = false;
-	const server = net.createServer(client => {
-		const upstream = net.connect(Number(port), hostname);
-		sockets.add(client).add(upstream);
+	const proxy = await startTcpProxy(target, (client, upstream) => {
 		let watching = false;
 		let passed = 0;
 		client.on("data", (data: Buffer) => {
@@ -38,21 +34,6 @@ export async function startCutProxy(target: string, method: string, cutAfter: nu
 			upstream.write(data);
 		});
 		upstream.pipe(client);
-		const end = () => {
-			client.destroy();
-			upstream.destroy();
-		};
-		client.on("error", end).on("close", end);
-		upstream.on("error", end).on("close", end);
 	});
-	await new Promise<void>(resolve => server.listen(0, "127.0.0.1", resolve));
-	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-		cut: () => done,
-		close: () =>
-			new Promise(resolve => {
-				for (const socket of sockets) socket.destroy();
-				server.close(() => resolve());
-			})
-	};
+	return { url: proxy.url, cut: () => done, close: proxy.close };
 }

@@ -1,4 +1,4 @@
-import net, { type AddressInfo, type Socket } from "node:net";
+import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 
 /**
  * A loopback TCP proxy in front of an HTTP server that serves one request per connection and
@@ -7,21 +7,14 @@ import net, { type AddressInfo, type Socket } from "node:net";
  * meanwhile (the server's close not yet read, so the request goes out and is answered by a
  * reset). Deterministic, unlike the real race.
  */
-export interface IdleCloseProxy {
-	url: string;
-	port: number;
+export interface IdleCloseProxy extends TcpProxy {
 	/** Connections reset on a second request. */
 	resets(): number;
-	close(): Promise<void>;
 }
 
 export async function startIdleCloseProxy(target: string): Promise<IdleCloseProxy> {
-	const { hostname, port } = new URL(target);
-	const sockets = new Set<Socket>();
 	let resets = 0;
-	const server = net.createServer(client => {
-		const upstream = net.connect(Number(port), hostname);
-		sockets.add(client).add(upstream);
+	const proxy = await startTcpProxy(target, (client, upstream) => {
 		// Once the server has answered, anything more from the client is its next request.
 		let answered = false;
 		upstream.on("data", (data: Buffer) => {
@@ -37,23 +30,6 @@ export async function startIdleCloseProxy(target: string): Promise<IdleCloseProx
 			upstream.destroy();
 			client.resetAndDestroy();
 		});
-		const end = () => {
-			client.destroy();
-			upstream.destroy();
-		};
-		client.on("error", end).on("close", end);
-		upstream.on("error", end).on("close", end);
 	});
-	await new Promise<void>(resolve => server.listen(0, "127.0.0.1", resolve));
-	const { port: proxyPort } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${proxyPort}`,
-		port: proxyPort,
-		resets: () => resets,
-		close: () =>
-			new Promise(resolve => {
-				for (const socket of sockets) socket.destroy();
-				server.close(() => resolve());
-			})
-	};
+	return { ...proxy, resets: () => resets };
 }
