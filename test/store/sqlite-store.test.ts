@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Collection, Doc } from "../../shared/store/document-store.js";
 import { DATABASE_FILE, SqliteDocumentStore } from "../../shared/store/sqlite-store.js";
 import { openDocumentStore } from "../../shared/store/open-store.js";
 import { describeDocumentStoreContract } from "./document-store.contract.js";
@@ -186,30 +187,18 @@ describe("sqlite store", () => {
 	});
 
 	test("two connections on one file see each other's writes, including fields that became arrays", async () => {
-		const dir = path.join(root, "shared");
-		const first = new SqliteDocumentStore({ dir });
-		const second = new SqliteDocumentStore({ dir });
-		try {
-			const mine = first.collection("memos");
-			const theirs = second.collection("memos");
+		await withTwoConnections("shared", "memos", async (mine, theirs) => {
 			await mine.insert({ _id: "m1", tags: "solo" });
 			await expect(theirs.count({ tags: "solo" })).resolves.toBe(1);
 			await mine.insert({ _id: "m2", tags: ["a", "b"] });
 			await expect(theirs.find({ tags: "b" })).resolves.toEqual([{ _id: "m2", tags: ["a", "b"] }]);
 			await theirs.update({ _id: "m1" }, { $set: { tags: ["x"] } });
 			await expect(mine.findOne({ tags: "x" })).resolves.toEqual({ _id: "m1", tags: ["x"] });
-		} finally {
-			await first.close();
-			await second.close();
-		}
+		});
 	});
+
 	test("a read asked again sees what changed its translation since: a field that became an array, a Date beside its ISO string", async () => {
-		const dir = path.join(root, "translations");
-		const first = new SqliteDocumentStore({ dir });
-		const second = new SqliteDocumentStore({ dir });
-		try {
-			const mine = first.collection("things");
-			const theirs = second.collection("things");
+		await withTwoConnections("translations", "things", async (mine, theirs) => {
 			await mine.insert({ _id: "a", tags: "x" });
 			for (const tag of ["x", "y", "z"]) await expect(mine.find({ tags: tag }, { sort: { _id: 1 } })).resolves.toEqual(tag === "x" ? [{ _id: "a", tags: "x" }] : []);
 			await mine.insert({ _id: "b", tags: ["y"] });
@@ -221,9 +210,18 @@ describe("sqlite store", () => {
 				await expect(mine.find({ at: new Date(0) })).resolves.toEqual([{ _id: "c", tags: ["z"], at: new Date(0) }]);
 				await expect(mine.find({ at: new Date(0).toISOString() })).resolves.toEqual([{ _id: "d", at: new Date(0).toISOString() }]);
 			}
-		} finally {
-			await first.close();
-			await second.close();
-		}
+		});
 	});
 });
+
+/** `work` on collection `name` through two connections to one file under `dir`, closed afterwards. */
+async function withTwoConnections(dir: string, name: string, work: (mine: Collection<Doc>, theirs: Collection<Doc>) => Promise<void>): Promise<void> {
+	const first = new SqliteDocumentStore({ dir: path.join(root, dir) });
+	const second = new SqliteDocumentStore({ dir: path.join(root, dir) });
+	try {
+		await work(first.collection(name), second.collection(name));
+	} finally {
+		await first.close();
+		await second.close();
+	}
+}
