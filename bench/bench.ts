@@ -7,7 +7,7 @@ import { startApp, type AppProcess } from "./app-process.js";
 import { measure } from "./measure.js";
 import { report, type RowResult } from "./report.js";
 import { PROFILE_PATH, ROWS, type Row, type RowContext, type Target } from "./rows.js";
-import { transferRows, type TransferResult } from "./transfer.js";
+import { concurrentUploadMemory, transferRows, type TransferResult, type UploadMemory } from "./transfer.js";
 import type { SeedResult } from "./seed.js";
 
 /**
@@ -23,6 +23,7 @@ const { values: args } = parseArgs({
 		duration: { type: "string", default: "10" },
 		warmup: { type: "string", default: "2" },
 		"transfer-mib": { type: "string", default: "100" },
+		"transfers-only": { type: "boolean", default: false },
 		"cpu-prof": { type: "string" },
 		json: { type: "string" },
 		"seed-cache": { type: "string" }
@@ -35,6 +36,10 @@ if (!Number.isSafeInteger(MEMOS) || MEMOS < 1) throw new Error("--memos must be 
 const TRANSFER_MIB = Number(args["transfer-mib"]);
 if (!Number.isSafeInteger(TRANSFER_MIB) || TRANSFER_MIB < 1) throw new Error("--transfer-mib must be a positive integer");
 if (!(DURATION > 0 && DURATION <= 120) || !(WARMUP >= 0 && WARMUP <= 30)) throw new Error("--duration must be 1-120 s and --warmup 0-30 s");
+
+/** Issue 19's memory target: the gateway's RSS under 8 concurrent uploads of 30 MiB. */
+const CONCURRENT_UPLOADS = 8;
+const CONCURRENT_UPLOAD_MIB = 30;
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const workDir = await mkdtemp(path.join(os.tmpdir(), "memos-bench-"));
@@ -133,7 +138,7 @@ async function signIn(baseUrl: string, username: string, password: string): Prom
  * The gateway and the other services (instance and auth, which the profile reads; attachments
  * and those it asks, for the transfers; blobs on local disk) in two processes over a nats-server of their own.
  */
-async function startCluster(): Promise<string> {
+async function startCluster(): Promise<{ baseUrl: string; gatewayPid: number }> {
 	const nats = findNatsServer();
 	if (!nats) throw new Error("nats-server is required for the cluster row (apt-get install nats-server)");
 	const natsPort = await freePort();
@@ -164,7 +169,9 @@ async function startCluster(): Promise<string> {
 		body: JSON.stringify({ username: CLUSTER_ADMIN, password: CLUSTER_PASSWORD })
 	});
 	if (res.status !== 200) throw new Error(`CreateUser on the cluster answered ${res.status}: ${await res.text()}`);
-	return gateway.baseUrl;
+	const [gatewayPid] = pidsOf(gateway.child);
+	if (gatewayPid === undefined) throw new Error("the cluster's gateway has no pid");
+	return { baseUrl: gateway.baseUrl, gatewayPid };
 }
 
 async function runTransfers(target: "app" | "cluster", baseUrl: string, token: string): Promise<TransferResult[]> {
@@ -211,22 +218,24 @@ async function main(): Promise<number> {
 	const results: RowResult[] = [];
 	const transfers: TransferResult[] = [];
 	let afterLoad = readyMemory;
-	for (const row of ROWS) {
-		if (row.target === "cluster" && bases.cluster === undefined) {
-			transfers.push(...(await runTransfers("app", app.baseUrl, context.token)));
-			afterLoad = await memoryOf(app.child.pid);
-			await app.stop();
-			log("starting the cluster (nats-server, gateway, the other services)");
-			bases.cluster = await startCluster();
-		}
-		results.push(await runRow(row, bases[row.target] as string, context));
-	}
-	if (bases.cluster === undefined) {
+	let gatewayPid: number | undefined;
+	const startTheCluster = async () => {
 		transfers.push(...(await runTransfers("app", app.baseUrl, context.token)));
 		afterLoad = await memoryOf(app.child.pid);
-	} else {
-		transfers.push(...(await runTransfers("cluster", bases.cluster, await signIn(bases.cluster, CLUSTER_ADMIN, CLUSTER_PASSWORD))));
+		await app.stop();
+		log("starting the cluster (nats-server, gateway, the other services)");
+		({ baseUrl: bases.cluster, gatewayPid } = await startCluster());
+	};
+	for (const row of args["transfers-only"] ? [] : ROWS) {
+		if (row.target === "cluster" && bases.cluster === undefined) await startTheCluster();
+		results.push(await runRow(row, bases[row.target] as string, context));
 	}
+	if (bases.cluster === undefined) await startTheCluster();
+	const clusterTarget = { baseUrl: bases.cluster as string, token: await signIn(bases.cluster as string, CLUSTER_ADMIN, CLUSTER_PASSWORD), pids: serverPids.cluster ?? [] };
+	transfers.push(...(await runTransfers("cluster", clusterTarget.baseUrl, clusterTarget.token)));
+	log(`${CONCURRENT_UPLOADS} concurrent tus uploads of ${CONCURRENT_UPLOAD_MIB} MiB, cluster`);
+	const gatewayUploadMemory: UploadMemory = await concurrentUploadMemory(clusterTarget, gatewayPid as number, CONCURRENT_UPLOADS, CONCURRENT_UPLOAD_MIB * 2 ** 20);
+	log(`cluster gateway's peak RSS: ${gatewayUploadMemory.peakMiB.toFixed(0)} MiB`);
 
 	const facts = {
 		memos: seeded.memos,
@@ -237,6 +246,7 @@ async function main(): Promise<number> {
 		seedReused: seeded.reused,
 		durationSeconds: DURATION,
 		transfers,
+		gatewayUploadMemory,
 		startupMs: app.startupMs,
 		startupCpuMs: app.startupCpuMs,
 		memory: { readyMiB: readyMemory.rssMiB, afterLoadMiB: afterLoad.rssMiB, peakMiB: afterLoad.peakMiB },

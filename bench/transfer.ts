@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { memoryOf, resetPeakMemory } from "../test/support/processes.js";
 import { streamedPatch } from "../test/support/streamed-patch.js";
 import { cpuSeconds } from "./measure.js";
 
@@ -21,7 +22,7 @@ export interface TransferResult {
 	cpuSecondsPerGiB: number;
 }
 
-interface Target {
+export interface Target {
 	baseUrl: string;
 	token: string;
 	pids: number[];
@@ -82,6 +83,36 @@ async function download(target: Target, name: string, bytes: number): Promise<vo
 async function allowUploads(target: Target, bytes: number): Promise<void> {
 	const mb = String(Math.ceil(bytes / MiB));
 	await call(target, "PATCH", "/api/v1/instance/settings/STORAGE?updateMask=storage_setting.upload_size_limit_mb", { "content-type": "application/json" }, JSON.stringify({ storageSetting: { uploadSizeLimitMb: mb } }));
+}
+
+export interface UploadMemory {
+	uploads: number;
+	mibEach: number;
+	/** The process's RSS before the uploads, and its peak while they ran. */
+	beforeMiB: number;
+	peakMiB: number;
+}
+
+/**
+ * The peak RSS of `pid` (a gateway) while `uploads` tus uploads of `bytes` each run at once, each
+ * in one streamed PATCH: what the gateway holds of bytes in flight (issue 19: ≤ 256 MiB for 8 of 30 MiB).
+ */
+export async function concurrentUploadMemory(target: Target, pid: number, uploads: number, bytes: number): Promise<UploadMemory> {
+	await allowUploads(target, bytes);
+	const locations: URL[] = [];
+	for (let i = 0; i < uploads; i++) {
+		const created = await call(target, "POST", "/api/v1/attachments:tus", { "tus-resumable": "1.0.0", "upload-length": String(bytes), "upload-metadata": `filename ${Buffer.from(`bench-many-${i}.bin`).toString("base64")}` });
+		locations.push(new URL(created.headers.get("location") as string, target.baseUrl));
+	}
+	await resetPeakMemory(pid);
+	const before = await memoryOf(pid);
+	const answers = await Promise.all(locations.map(url => streamedPatch(url, { authorization: `Bearer ${target.token}` }, bytes, BLOCK)));
+	const after = await memoryOf(pid);
+	for (const answer of answers) {
+		if (answer.status !== 204 || answer.attachment === undefined) throw new Error(`a concurrent tus PATCH answered ${answer.status} without an Attachment-Name`);
+		await call(target, "DELETE", `/api/v1/${answer.attachment}`, {});
+	}
+	return { uploads, mibEach: bytes / MiB, beforeMiB: before.rssMiB, peakMiB: after.peakMiB };
 }
 
 /** The rows of one target, `label` naming it ("embedded", "cluster"). */

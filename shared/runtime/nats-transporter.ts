@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import { Errors, Transporters } from "moleculer";
 import { headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
 import { defineEvent } from "../contract.js";
@@ -37,6 +38,19 @@ export function streamChunkBytes(maxPayload: number | undefined): number {
 	return Math.min(MAX_CHUNK_BYTES, Math.max(maxPayload - PACKET_ENVELOPE_BYTES, Math.floor(maxPayload / 2)));
 }
 
+/**
+ * A stream's sender waits while more than this many bytes wait to be written to the NATS
+ * socket: a gateway reads a tus PATCH from loopback faster than its socket drains towards
+ * nats-server, and without a bound every concurrent upload piled up there (84 of the
+ * gateway's 119 MiB of RSS growth with 8 concurrent 30 MiB uploads, issue 19).
+ */
+export const STREAM_QUEUE_BYTES = 4 * 1024 * 1024;
+
+/** The parts of the NATS client (nats.js 2.x, not exported) that hold bytes not yet written. */
+interface ClientInternals {
+	protocol?: { outbound?: { size(): number }; transport?: { socket?: Socket } };
+}
+
 /** The message's bytes as a Buffer over the same memory. */
 function bufferOver(bytes: Uint8Array): Buffer {
 	return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -64,6 +78,11 @@ export class NatsTransporter extends Transporters.NATS {
 	/** Packets sent in this turn of the event loop, published together once its I/O callbacks have run. */
 	private unpublished: [topic: string, data: Buffer, packetHeader?: MsgHdrs][] = [];
 	private handlePacket: PacketHandler | undefined;
+	/** Bytes in `unpublished`. */
+	private unpublishedBytes = 0;
+	/** Stream senders waiting for the socket to drain (resolved when it has, or when it closes). */
+	private waitingSenders: (() => void)[] = [];
+	private watchedSocket: Socket | undefined;
 
 	private get nats(): NatsConnection | null {
 		return this.client as NatsConnection | null;
@@ -82,6 +101,7 @@ export class NatsTransporter extends Transporters.NATS {
 	override async connect(): Promise<void> {
 		await super.connect();
 		const client = this.nats as NatsConnection;
+		if (typeof (client as ClientInternals).protocol?.outbound?.size !== "function") throw new Error("the NATS client's outbound buffer is not where nats.js 2.x keeps it: stream flow control cannot see it");
 		this.transit.opts.maxChunkSize = streamChunkBytes(client.info?.max_payload);
 		void this.followStatus(client);
 	}
@@ -131,14 +151,63 @@ export class NatsTransporter extends Transporters.NATS {
 		return metadata?.[RAW_STREAM_CHUNKS_KEY] === true && this.nats?.info?.headers === true;
 	}
 
-	override publish(packet: OutgoingPacket): Promise<void> {
+	/**
+	 * Moleculer's transit sends a stream's next chunk once the promise of this one's publish
+	 * resolves (it pauses the stream meanwhile): a stream chunk's promise waits while the socket
+	 * holds more than STREAM_QUEUE_BYTES, so a fast reader (the HTTP request of an upload, the
+	 * blob of a download) is paused and the bytes wait in the kernel's buffers instead.
+	 */
+	override async publish(packet: OutgoingPacket): Promise<void> {
 		const raw = this.rawChunkOf(packet);
-		if (raw === undefined) return super.publish(packet);
-		const shell = { ...packet, payload: { ...(packet.payload as object), [raw.field]: null } } as OutgoingPacket;
-		const packetHeader = headers();
-		packetHeader.set(CHUNK_PACKET_HEADER, this.serialize(shell).toString("base64"));
-		this.enqueue(this.getTopicName(packet.type, packet.target ?? undefined), raw.bytes, packetHeader);
-		return Promise.resolve();
+		if (raw === undefined) await super.publish(packet);
+		else {
+			const shell = { ...packet, payload: { ...(packet.payload as object), [raw.field]: null } } as OutgoingPacket;
+			const packetHeader = headers();
+			packetHeader.set(CHUNK_PACKET_HEADER, this.serialize(shell).toString("base64"));
+			this.enqueue(this.getTopicName(packet.type, packet.target ?? undefined), raw.bytes, packetHeader);
+		}
+		if ((packet.payload as { stream?: unknown }).stream === true) await this.roomToSend();
+	}
+
+	private socket(): Socket | undefined {
+		return (this.nats as ClientInternals | null)?.protocol?.transport?.socket;
+	}
+
+	/** Bytes published or about to be that the socket has not yet handed to the kernel. */
+	private queuedBytes(): number {
+		const client = this.nats as ClientInternals | null;
+		return this.unpublishedBytes + (client?.protocol?.outbound?.size() ?? 0) + (this.socket()?.writableLength ?? 0);
+	}
+
+	private roomToSend(): Promise<void> {
+		if (this.queuedBytes() <= STREAM_QUEUE_BYTES) return Promise.resolve();
+		return new Promise(resolve => this.waitingSenders.push(resolve));
+	}
+
+	/**
+	 * Lets the waiting senders go once the queue is within bounds; else waits for the socket's
+	 * `drain` (everything handed to the kernel), or its `close` (their packets then fail as
+	 * any publish on a closed connection does).
+	 */
+	private releaseSenders(): void {
+		if (this.waitingSenders.length === 0) return;
+		const socket = this.socket();
+		if (socket !== undefined && !socket.destroyed && this.queuedBytes() > STREAM_QUEUE_BYTES) {
+			if (this.watchedSocket === socket) return;
+			this.watchedSocket = socket;
+			const settled = () => {
+				socket.off("drain", settled);
+				socket.off("close", settled);
+				this.watchedSocket = undefined;
+				this.releaseSenders();
+			};
+			socket.on("drain", settled);
+			socket.on("close", settled);
+			return;
+		}
+		const senders = this.waitingSenders;
+		this.waitingSenders = [];
+		for (const resume of senders) resume();
 	}
 
 	private receiveRawChunk(cmd: string, chunkPacket: string, bytes: Buffer): void {
@@ -200,11 +269,13 @@ export class NatsTransporter extends Transporters.NATS {
 		if (!this.nats) return;
 		if (this.unpublished.length === 0) setImmediate(() => this.publishSent());
 		this.unpublished.push([topic, data, packetHeader]);
+		this.unpublishedBytes += data.length;
 	}
 
 	private publishSent(): void {
 		const packets = this.unpublished;
 		this.unpublished = [];
+		this.unpublishedBytes = 0;
 		for (const [topic, data, packetHeader] of packets) {
 			try {
 				this.nats?.publish(topic, data, packetHeader ? { headers: packetHeader } : undefined);
@@ -213,6 +284,8 @@ export class NatsTransporter extends Transporters.NATS {
 				this.logger.warn(`A packet to ${topic} was not published: ${err instanceof Error ? err.message : String(err)}`);
 			}
 		}
+		// Queued after the client's own microtask, which writes what was just published to the socket.
+		queueMicrotask(() => this.releaseSenders());
 	}
 
 	/**

@@ -16,13 +16,18 @@ export async function startCutProxy(target: string, method: string, cutAfter: nu
 	let done = false;
 	const proxy = await startTcpProxy(target, (client, upstream) => {
 		let watching = false;
+		let cutHere = false;
 		let passed = 0;
 		client.on("data", (data: Buffer) => {
+			// Until the write below has gone out, the client keeps sending: none of it reaches the
+			// server (a server that reads slowly delays that write by as much as it holds back).
+			if (cutHere) return;
 			if (!done && !watching && data.subarray(0, method.length + 1).toString("latin1") === `${method} `) watching = true;
 			if (watching && !done) {
 				const room = cutAfter - passed;
 				if (data.length >= room) {
 					done = true;
+					cutHere = true;
 					upstream.write(data.subarray(0, room), () => {
 						upstream.destroy();
 						client.destroy();
