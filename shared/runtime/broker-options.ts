@@ -4,7 +4,6 @@ import { BusinessMetricsMiddleware } from "./business-metrics.js";
 import { brokerMiddlewares } from "./call-deadline.js";
 import { FAILURE_POLICIES } from "./call-failures.js";
 import type { Config } from "./config.js";
-import { NatsTransporter, TRANSPORT_METADATA } from "./nats-transporter.js";
 import { ConventionalPrometheusReporter, METRIC_EXCLUDES } from "./prometheus-reporter.js";
 import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
 import { tracingOptions } from "./tracing.js";
@@ -39,13 +38,15 @@ function stdoutDestination(): ReturnType<typeof pino.destination> {
 }
 
 /** Broker settings for one process, the same in both run modes except the transporter. */
-export function brokerOptions(config: Config): BrokerOptions {
+export async function brokerOptions(config: Config): Promise<BrokerOptions> {
+	// Loaded only for a cluster: the NATS client is ~65 modules an embedded process never uses.
+	const nats = config.transporter ? await import("./nats-transporter.js") : undefined;
 	return {
 		namespace: config.namespace,
 		nodeID: config.nodeId,
-		transporter: config.transporter ? new NatsTransporter(natsOptions(config)) : null,
+		transporter: nats ? new nats.NatsTransporter(natsOptions(config)) : null,
 		// What the transporter can take from other nodes (raw stream chunks), for them to see.
-		metadata: config.transporter ? { ...TRANSPORT_METADATA } : {},
+		metadata: nats ? { ...nats.TRANSPORT_METADATA } : {},
 		logger:
 			config.logLevel === "silent"
 				? false

@@ -1,4 +1,3 @@
-import { connect } from "nats";
 import type { Config } from "./config.js";
 import { natsOptions } from "./broker-options.js";
 
@@ -18,6 +17,7 @@ const REFUSALS: Record<string, string> = {
  */
 export async function checkBusAccess(config: Config): Promise<void> {
 	if (config.transporter === undefined) return;
+	const { connect } = await import("nats");
 	let connection;
 	try {
 		connection = await connect({ ...natsOptions(config), reconnect: false, timeout: 10_000, name: `${config.nodeId} (credentials check)` });

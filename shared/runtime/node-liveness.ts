@@ -1,5 +1,4 @@
 import type { ServiceBroker } from "moleculer";
-import { NatsTransporter } from "./nats-transporter.js";
 
 /**
  * Fast detection of a node that left NATS (issue 16.1).
@@ -33,8 +32,11 @@ export interface LivenessWatch {
 }
 
 /** Starts probing the other nodes; nothing to do without a NATS transporter. */
-export function watchNodeLiveness(broker: ServiceBroker): LivenessWatch {
+export async function watchNodeLiveness(broker: ServiceBroker): Promise<LivenessWatch> {
 	const tx = broker.transit?.tx;
+	if (tx === undefined) return { stop() {} };
+	// Not loaded by a process without a transporter (broker-options.ts).
+	const { NatsTransporter } = await import("./nats-transporter.js");
 	if (!(tx instanceof NatsTransporter)) return { stop() {} };
 	const probing = new Set<string>();
 

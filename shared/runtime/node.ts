@@ -70,7 +70,7 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 		throw err;
 	}
 
-	const options = brokerOptions(config);
+	const options = await brokerOptions(config);
 	if (documents) {
 		const withStore = config.services.filter(name => catalog[name].documents);
 		options.metadata = { ...options.metadata, ...storeIdentitiesMetadata(documents.identity, withStore) };
@@ -102,7 +102,7 @@ export async function startNode(config: Config, catalog: Catalog, overrides: Nod
 		throw err;
 	}
 
-	const liveness = watchNodeLiveness(broker);
+	const liveness = await watchNodeLiveness(broker);
 
 	let stopping: Promise<void> | undefined;
 	return {
