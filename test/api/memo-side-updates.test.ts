@@ -43,7 +43,7 @@ test("relations and attachments set on a memo are memo.updated on the live strea
 	]);
 
 	const ofMemo = () => receiver.delivered().filter(r => r.body.memo.name === memo.name);
-	await waitFor("three deliveries of the memo", async () => (ofMemo().length >= 3 ? true : undefined), 30000);
+	await waitFor("three deliveries of the memo", async () => (ofMemo().length >= 3 ? true : undefined), 60000);
 	// The memo as upstream's Go server marshals it: snake_case keys, empty lists left out.
 	type Sides = { relations?: { related_memo: { name: string } }[]; attachments?: { name: string }[] };
 	const sides = ofMemo().map(r => {

@@ -386,7 +386,7 @@ describe("webhooks", () => {
 		// The change is recorded, and the worker (told at once) takes the lane and makes its attempt.
 		const served = await expectRequestServed(async () => {
 			await api.create(alice(), { content: "for the webhook" });
-			await waitFor("the attempt", async () => ((await documents.collection("auth_webhook_deliveries").count({ webhookId: "shapes-hook", attempts: 1 })) === 1 ? true : undefined), 30000);
+			await waitFor("the attempt", async () => ((await documents.collection("auth_webhook_deliveries").count({ webhookId: "shapes-hook", attempts: 1 })) === 1 ? true : undefined), 60000);
 			await worker.deliverDue();
 		});
 		expect(served.some(query => query.collection === "auth_webhook_lanes")).toBe(true);

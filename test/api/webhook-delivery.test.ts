@@ -67,7 +67,7 @@ test("created, updated and deleted memos reach the receiver signed, in order, wi
 	expect((await api.remove(alice(), memo.name)).status).toBe(200);
 	// Bob's memos go to Bob's webhooks, not Alice's.
 	expect((await api.create(bob(), { content: "not for alice" })).status).toBe(200);
-	await waitFor("three deliveries", async () => (receiver.delivered().length >= 3 ? true : undefined), 30000);
+	await waitFor("three deliveries", async () => (receiver.delivered().length >= 3 ? true : undefined), 60000);
 	const got = receiver.delivered();
 	expect(got.map(r => [r.body.activityType, r.body.memo.content])).toEqual([
 		["memos.memo.created", "first words"],
@@ -97,7 +97,7 @@ test("a webhook whose secret was emptied by an update still gets signed deliveri
 	expect(receiver.secret).not.toBe(old);
 	expect(receiver.secret).toMatch(/^whsec_/);
 	await api.create(alice(), { content: "signed still" });
-	await waitFor("one delivery", async () => (receiver.delivered().length >= 1 ? true : undefined), 30000);
+	await waitFor("one delivery", async () => (receiver.delivered().length >= 1 ? true : undefined), 60000);
 	expect(receiver.received.map(r => [r.verified, r.body.memo.content])).toEqual([[true, "signed still"]]);
 	await deleteWebhook(alice(), hook);
 });
@@ -107,7 +107,7 @@ test("a comment on her memo reaches her webhook as memos.memo.comment.created, a
 	const memo = (await api.create(alice(), { content: "open for comments", visibility: "PROTECTED" })).body;
 	const comment = await api.request<{ name: string }>("POST", `/${memo.name}/comments`, { as: bob(), body: { content: "bob's reply" } });
 	expect(comment.status).toBe(200);
-	await waitFor("two deliveries", async () => (receiver.delivered().length >= 2 ? true : undefined), 30000);
+	await waitFor("two deliveries", async () => (receiver.delivered().length >= 2 ? true : undefined), 60000);
 	expect(receiver.delivered().map(r => [r.body.activityType, r.body.creator, r.body.memo.name])).toEqual([
 		["memos.memo.created", "users/user1", memo.name],
 		["memos.memo.comment.created", "users/user2", comment.body.name]

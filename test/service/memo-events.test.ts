@@ -38,7 +38,7 @@ const as = (user: Caller) => ({ meta: { user, requestTime: time } });
 
 /** The events heard since the last call, once `count` of them arrived. */
 async function next(count: number): Promise<Heard[]> {
-	await waitFor(`${count} memo event(s)`, async () => (heard.length >= count ? true : undefined), 10000);
+	await waitFor(`${count} memo event(s)`, async () => (heard.length >= count ? true : undefined), 60000);
 	return heard.splice(0, heard.length);
 }
 

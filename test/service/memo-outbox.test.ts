@@ -108,8 +108,8 @@ test("an entry stored while the relay records the others stays in the outbox and
 	};
 	await call(broker, memosActions.createMemo, { memoId: "m5", memo: { content: "raced" } }, as(alice));
 	expect(recorded.map(change => change.event)).toContain("memo.created");
-	await waitFor("the late entry's relay", async () => (recorded.some(change => change.changeId === "late-entry") ? true : undefined), 10000);
-	await waitFor("an empty outbox", async () => ((await memos().findOne({ _id: "m5" }))?.outboxPending === undefined ? true : undefined), 10000);
+	await waitFor("the late entry's relay", async () => (recorded.some(change => change.changeId === "late-entry") ? true : undefined), 60000);
+	await waitFor("an empty outbox", async () => ((await memos().findOne({ _id: "m5" }))?.outboxPending === undefined ? true : undefined), 60000);
 	expect((await memos().findOne({ _id: "m5" }))?.outbox).toEqual([]);
 });
 
@@ -130,7 +130,7 @@ test("changes made while auth cannot record them are kept in the memo and record
 	expect(kept?.outbox?.map(entry => entry.event)).toEqual(["memo.created", "memo.updated"]);
 	expect(recorded).toEqual([]);
 	authDown = false;
-	await waitFor("the relay pass", async () => ((await memos().findOne({ _id: "m3" }))?.outboxPending === undefined ? true : undefined), 10000);
+	await waitFor("the relay pass", async () => ((await memos().findOne({ _id: "m3" }))?.outboxPending === undefined ? true : undefined), 60000);
 	expect(recorded.map(change => [change.event, change.changeId])).toEqual(kept!.outbox!.map(entry => [entry.event, entry.id]));
 	// Rendered as the memo then is, as its creator sees it.
 	expect(recorded.map(change => change.memo.content)).toEqual(["still down", "still down"]);

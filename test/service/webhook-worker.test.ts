@@ -87,7 +87,7 @@ test("a lane is served by one holder at a time, its deliveries in change order",
 		}),
 		"B"
 	);
-	await waitFor("w1 holding lane B", async () => ((await documents.collection<LaneDoc>(WEBHOOK_LANES).findOne({ _id: "B", holder: "w1" })) ? true : undefined), 10000);
+	await waitFor("w1 holding lane B", async () => ((await documents.collection<LaneDoc>(WEBHOOK_LANES).findOne({ _id: "B", holder: "w1" })) ? true : undefined), 60000);
 	expect(await serveLane(deps("w2"), "B")).toBe(0);
 	release();
 	expect(await slow).toBe(1);

@@ -60,7 +60,7 @@ export function openSse(baseUrl: string, token: string | undefined): Promise<Sse
 				refusal: "",
 				complete: false,
 				ended,
-				until(what, predicate, timeoutMs = 20000) {
+				until(what, predicate, timeoutMs = 60000) {
 					return new Promise<void>((resolveWait, rejectWait) => {
 						const check = () => {
 							if (predicate(stream)) {

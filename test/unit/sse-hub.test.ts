@@ -53,7 +53,7 @@ describe("a client that stops reading", () => {
 		});
 		/** Resolves once the reading client has read `bytes` of frames. */
 		const readerAt = (bytes: number) => new Promise<void>(resolve => (received >= bytes ? resolve() : (caughtUp = { bytes, resolve })));
-		await waitFor("both streams", async () => (hub.size === 2 ? true : undefined), 10000);
+		await waitFor("both streams", async () => (hub.size === 2 ? true : undefined), 60000);
 
 		const connected = ": connected\n\n".length;
 		await readerAt(connected);
@@ -103,7 +103,7 @@ describe("the feed of changes to the streams", () => {
 	test("changes that arrive while a check is out go in the next one: a bounded number of checks, every change told in order to whom it may", async () => {
 		const reader = client("u-reader");
 		const other = client("u-other");
-		await waitFor("two streams", async () => (hub.size === 2 ? true : undefined), 10000);
+		await waitFor("two streams", async () => (hub.size === 2 ? true : undefined), 60000);
 		const checks: { changes: number; userIds: string[] }[] = [];
 		const feed = new SseFeed(
 			hub,
@@ -119,8 +119,8 @@ describe("the feed of changes to the streams", () => {
 		);
 		for (let i = 0; i < 250; i++) feed.push(changeOf(i));
 		const told = (state: { text: string }) => [...state.text.matchAll(/"name":"memos\/m(\d+)"/g)].map(m => Number(m[1]));
-		await waitFor("every change at the reader", async () => (told(reader).length === 250 ? true : undefined), 20000);
-		await waitFor("the even ones at the other", async () => (told(other).length === 125 ? true : undefined), 20000);
+		await waitFor("every change at the reader", async () => (told(reader).length === 250 ? true : undefined), 60000);
+		await waitFor("the even ones at the other", async () => (told(other).length === 125 ? true : undefined), 60000);
 		expect(told(reader)).toEqual([...Array(250).keys()]);
 		expect(told(other)).toEqual([...Array(125).keys()].map(i => i * 2));
 		expect(checks.map(c => c.changes)).toEqual([1, 100, 100, 49]);
@@ -129,11 +129,11 @@ describe("the feed of changes to the streams", () => {
 
 	test("a check that fails ends every stream, so that clients reconnect and refetch, and says why", async () => {
 		const one = client("u-one");
-		await waitFor("the stream", async () => (hub.userIds().includes("u-one") ? true : undefined), 10000);
+		await waitFor("the stream", async () => (hub.userIds().includes("u-one") ? true : undefined), 60000);
 		const lost: unknown[] = [];
 		const feed = new SseFeed(hub, () => Promise.reject(new Error("no memos node")), err => void lost.push(err));
 		feed.push(changeOf(0));
-		await waitFor("the stream ended", async () => (one.ended && hub.size === 0 ? true : undefined), 10000);
+		await waitFor("the stream ended", async () => (one.ended && hub.size === 0 ? true : undefined), 60000);
 		expect(lost).toEqual([new Error("no memos node")]);
 	});
 });
