@@ -5,7 +5,7 @@ import type { S3Config } from "../runtime/config.js";
 import type { BlobInfo, BlobListing, BlobStat, BlobStore, ByteRange, PutOptions } from "./blob-store.js";
 import { BlobNotFoundError, assertBlobFolder, assertBlobKey } from "./blob-store.js";
 import { PutMeter, assertRangeShape, rangeOutside, toBytes } from "./blob-bytes.js";
-import { onLiveConnection, s3Agent } from "./s3-connections.js";
+import { s3Request, s3Agent } from "./s3-connections.js";
 
 /** The bucket as configured (`S3_*` settings), and how bodies go up. */
 export interface S3Options extends S3Config {
@@ -63,9 +63,9 @@ export class S3BlobStore implements BlobStore {
 
 	/** Creates the bucket when it is missing (start-up). */
 	async ensureBucket(): Promise<void> {
-		if (await onLiveConnection(() => this.client.bucketExists(this.bucket))) return;
+		if (await s3Request(() => this.client.bucketExists(this.bucket))) return;
 		try {
-			await onLiveConnection(() => this.client.makeBucket(this.bucket, this.region));
+			await s3Request(() => this.client.makeBucket(this.bucket, this.region));
 		} catch (err) {
 			// Another replica starting at the same moment may have won the race.
 			if (errorCode(err) !== "BucketAlreadyOwnedByYou") throw err;
@@ -82,7 +82,7 @@ export class S3BlobStore implements BlobStore {
 		let uploadId: string | undefined;
 		const parts: { part: number; etag: string }[] = [];
 		const uploadPending = async (id: string): Promise<void> => {
-			const part = await onLiveConnection(() => this.client.uploadPart(
+			const part = await s3Request(() => this.client.uploadPart(
 				{ bucketName: this.bucket, objectName: key, uploadID: id, partNumber: parts.length + 1, headers: {} },
 				Buffer.concat(pending)
 			));
@@ -96,25 +96,25 @@ export class S3BlobStore implements BlobStore {
 				pending.push(bytes);
 				pendingBytes += bytes.length;
 				if (pendingBytes > this.partSize) {
-					uploadId ??= await onLiveConnection(() => this.client.initiateNewMultipartUpload(this.bucket, key, headers));
+					uploadId ??= await s3Request(() => this.client.initiateNewMultipartUpload(this.bucket, key, headers));
 					await uploadPending(uploadId);
 				}
 			}
 			info = meter.finish();
 			if (uploadId === undefined) {
 				const bytes = Buffer.concat(pending);
-				await onLiveConnection(() => this.client.putObject(this.bucket, key, bytes, info.size, headers));
+				await s3Request(() => this.client.putObject(this.bucket, key, bytes, info.size, headers));
 			} else {
 				if (pendingBytes > 0) await uploadPending(uploadId);
 				const id = uploadId;
-				await onLiveConnection(() => this.client.completeMultipartUpload(this.bucket, key, id, parts));
+				await s3Request(() => this.client.completeMultipartUpload(this.bucket, key, id, parts));
 			}
 		} catch (err) {
 			if (uploadId !== undefined) {
 				// The put has failed either way; a failed abort must not hide why. Parts left
 				// behind are invisible and a bucket lifecycle rule can expire them.
 				const id = uploadId;
-				await onLiveConnection(() => this.client.abortMultipartUpload(this.bucket, key, id)).catch(() => undefined);
+				await s3Request(() => this.client.abortMultipartUpload(this.bucket, key, id)).catch(() => undefined);
 			}
 			throw err;
 		}
@@ -158,7 +158,7 @@ export class S3BlobStore implements BlobStore {
 	async stat(key: string): Promise<BlobStat | null> {
 		assertBlobKey(key);
 		try {
-			const info = await onLiveConnection(() => this.client.statObject(this.bucket, key));
+			const info = await s3Request(() => this.client.statObject(this.bucket, key));
 			return { size: info.size, lastModified: info.lastModified };
 		} catch (err) {
 			if (isNotFound(err)) return null;
@@ -168,7 +168,7 @@ export class S3BlobStore implements BlobStore {
 
 	async list(prefix: string): Promise<BlobListing[]> {
 		assertBlobFolder(prefix);
-		return onLiveConnection(async () => {
+		return s3Request(async () => {
 			const found: BlobListing[] = [];
 			for await (const item of this.client.listObjectsV2(this.bucket, prefix, true) as AsyncIterable<BucketItem>) {
 				if (item.name !== undefined) found.push({ key: item.name, lastModified: item.lastModified });
@@ -180,7 +180,7 @@ export class S3BlobStore implements BlobStore {
 	async delete(key: string): Promise<void> {
 		assertBlobKey(key);
 		try {
-			await onLiveConnection(() => this.client.removeObject(this.bucket, key));
+			await s3Request(() => this.client.removeObject(this.bucket, key));
 		} catch (err) {
 			if (!isNotFound(err)) throw err;
 		}
@@ -191,7 +191,7 @@ export class S3BlobStore implements BlobStore {
 	}
 
 	async ping(): Promise<void> {
-		if (!(await onLiveConnection(() => this.client.bucketExists(this.bucket)))) throw new Error(`S3 bucket ${this.bucket} does not exist`);
+		if (!(await s3Request(() => this.client.bucketExists(this.bucket)))) throw new Error(`S3 bucket ${this.bucket} does not exist`);
 	}
 
 	/** The kept-alive connections go. */
@@ -201,7 +201,7 @@ export class S3BlobStore implements BlobStore {
 
 	private async call<T>(key: string, request: () => Promise<T>): Promise<T> {
 		try {
-			return await onLiveConnection(request);
+			return await s3Request(request);
 		} catch (err) {
 			if (isNotFound(err)) throw new BlobNotFoundError(key);
 			if (errorCode(err) === "InvalidRange") throw new RangeError(`range outside blob ${key}`, { cause: err });

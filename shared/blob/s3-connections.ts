@@ -1,6 +1,7 @@
 import http, { type ClientRequest } from "node:http";
 import https from "node:https";
 import type { Duplex } from "node:stream";
+import { StorageError } from "../store/document-store.js";
 
 /**
  * Failures of requests that went out on a kept-alive connection the server had already closed.
@@ -35,17 +36,26 @@ export function s3Agent(useSSL: boolean): http.Agent {
 	})({ keepAlive: true, scheduling: "lifo", timeout: 5000 });
 }
 
+/** The server refused, dropped or cannot be routed to: S3 is out of reach for now. */
+const UNREACHABLE_CODES: ReadonlySet<unknown> = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
 /**
- * `request` (one S3 operation, safe to repeat) sent again while it fails on a closed kept-alive
+ * `request` (one S3 operation, safe to repeat), sent again while it fails on a closed kept-alive
  * connection. Each such failure discards that connection, and a new one is never stale, so this
- * ends once the stale connections are spent; any other failure is the caller's.
+ * ends once the stale connections are spent. A connection that cannot be made or breaks
+ * otherwise is S3 out of reach: StorageError ENOTCONN, which the gateway answers UNAVAILABLE
+ * (retry later) as it does a document store's, not INTERNAL. Any other failure is the caller's.
  */
-export async function onLiveConnection<T>(request: () => Promise<T>): Promise<T> {
+export async function s3Request<T>(request: () => Promise<T>): Promise<T> {
 	for (;;) {
 		try {
 			return await request();
 		} catch (err) {
-			if (typeof err !== "object" || err === null || !staleConnectionFailures.has(err)) throw err;
+			if (typeof err !== "object" || err === null) throw err;
+			if (staleConnectionFailures.has(err)) continue;
+			const code = (err as NodeJS.ErrnoException).code;
+			if (UNREACHABLE_CODES.has(code)) throw new StorageError("ENOTCONN", `S3 is unreachable (${String(code)})`, { cause: err });
+			throw err;
 		}
 	}
 }

@@ -7,7 +7,9 @@ import S3rver from "s3rver";
 import { openBlobStore } from "../../shared/blob/open-blob-store.js";
 import type { S3Options } from "../../shared/blob/s3-blob-store.js";
 import { S3BlobStore } from "../../shared/blob/s3-blob-store.js";
+import { mapError } from "../../services/gateway/status.js";
 import { startIdleCloseProxy } from "../support/idle-close-proxy.js";
+import { freePort } from "../support/processes.js";
 import { describeBlobStoreContract, failingAfter } from "./blob-store.contract.js";
 
 /** The smallest part S3 accepts, so that the contract's multi-MiB blob goes up in parts. */
@@ -106,6 +108,17 @@ describe("S3BlobStore on s3rver", () => {
 		} finally {
 			await proxy.close();
 		}
+	});
+
+	test("S3 out of reach is StorageError ENOTCONN (UNAVAILABLE at the gateway), not the socket's error", async () => {
+		const store = new S3BlobStore({ ...s3rver.options, port: await freePort() });
+		const unreachable = { name: "StorageError", code: "ENOTCONN", message: "S3 is unreachable (ECONNREFUSED)" };
+		await expect(store.put("gone/a.bin", Readable.from([Buffer.from("abc")], { objectMode: false }))).rejects.toMatchObject(unreachable);
+		await expect(store.stat("gone/a.bin")).rejects.toMatchObject(unreachable);
+		await expect(store.get("gone/a.bin")).rejects.toMatchObject(unreachable);
+		await expect(store.list("gone/")).rejects.toMatchObject(unreachable);
+		await expect(store.ping()).rejects.toMatchObject(unreachable);
+		expect(mapError(await store.delete("gone/a.bin").catch((err: unknown) => err))).toMatchObject({ http: 503, body: { code: 14 } });
 	});
 
 	test("part sizes S3 would refuse are rejected up front", () => {
