@@ -97,7 +97,7 @@ test("DeleteUser: each of the user's memos reaches their webhook once as a signe
 	await waitFor("the retired webhook removed", async () => {
 		await worker.housekeeping();
 		return (await webhooks.count({ retired: true })) === 0 ? true : undefined;
-	}, 30000);
+	}, 60000);
 	expect(receiver.received.filter(r => r.body.activityType === "memos.memo.deleted")).toHaveLength(MANY);
 });
 

@@ -79,7 +79,7 @@ describe("GetLinkMetadata extraction (contract 7.12)", () => {
 
 	test("a page that stops sending is given up after the time limit", async () => {
 		expectInvalid(await getLink(open, page("/stall")));
-	}, 20_000);
+	}, 60_000);
 
 	test("successes are cached, and so are failures (for a while)", async () => {
 		pages.setPage("/cached", "<title>first</title>");
