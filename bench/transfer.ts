@@ -37,10 +37,24 @@ async function timed(name: string, bytes: number, target: Target, transfer: () =
 	return { name, bytes, seconds, mibPerSecond: bytes / MiB / seconds, cpuSecondsPerGiB: cpu / (bytes / GiB) };
 }
 
-async function call(target: Target, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
+async function call(target: Target, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Response> {
 	const res = await fetch(`${target.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${target.token}`, ...headers }, ...(body === undefined ? {} : { body }) });
 	if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
 	return res;
+}
+
+/**
+ * A chunk's JSON body, `{"uploadId":…,"offset":…,"content":"<base64>"}`, with `bytes` encoded
+ * as a real client's chunk is, each time. The base64 text is put between the quotes as it is
+ * (its alphabet needs no JSON escape), not through JSON.stringify, which took about 17 ms of CPU
+ * per 4 MiB chunk against 1-3 ms for the encoding: the client cost more per GiB than the server.
+ */
+function chunkBody(uploadId: string, offset: number, bytes: Buffer): Buffer {
+	const head = Buffer.from(`{"uploadId":${JSON.stringify(uploadId)},"offset":"${offset}","content":"`);
+	const body = Buffer.allocUnsafe(head.length + Math.ceil(bytes.length / 3) * 4 + 2);
+	head.copy(body);
+	const end = head.length + body.write(bytes.toString("base64"), head.length, "latin1");
+	return body.subarray(0, body.write('"}', end, "latin1") + end);
 }
 
 /** The attachment of a JSON chunked upload (contract 8.4): base64 chunks of `maxChunkSize` bytes. */
@@ -51,12 +65,10 @@ async function chunkedUpload(target: Target, bytes: number, filename: string): P
 		maxChunkSize: string;
 	};
 	const chunk = Math.min(Number(open.maxChunkSize), BLOCK.length);
-	const fullChunk = BLOCK.subarray(0, chunk).toString("base64");
 	let answer: { attachment?: { name: string } } = {};
 	for (let offset = 0; offset < bytes; offset += chunk) {
-		const length = Math.min(chunk, bytes - offset);
-		const content = length === chunk ? fullChunk : BLOCK.subarray(0, length).toString("base64");
-		answer = (await (await call(target, "POST", "/api/v1/attachments:upload", json, JSON.stringify({ uploadId: open.uploadId, offset: String(offset), content }))).json()) as typeof answer;
+		const body = chunkBody(open.uploadId, offset, BLOCK.subarray(0, Math.min(chunk, bytes - offset)));
+		answer = (await (await call(target, "POST", "/api/v1/attachments:upload", json, body)).json()) as typeof answer;
 	}
 	if (answer.attachment === undefined) throw new Error("the last chunk answered no attachment");
 	return answer.attachment.name;
