@@ -29,6 +29,28 @@ describe("toTimestamp", () => {
 		expect(toTimestamp(new Date(Date.UTC(2024, 1, 29, 23, 59, 59, 999)))).toBe("2024-02-29T23:59:59.999Z");
 	});
 
+	test("exactly what toISOString gives, over the Timestamp range and past its ends", () => {
+		const edges = [-62135596800000, -62135596800001, 253402300799999, 253402300800000, -1, 0, 951782400000, 4107542400000, -8640000000000000, 8640000000000000];
+		for (const ms of edges) expect(toTimestamp(ms)).toBe(new Date(ms).toISOString());
+		fc.assert(
+			fc.property(fc.integer({ min: -62135596800000 - 2 * 86_400_000, max: 253402300799999 + 2 * 86_400_000 }), (ms) => {
+				expect(toTimestamp(ms)).toBe(new Date(ms).toISOString());
+				expect(toTimestamp(new Date(ms))).toBe(new Date(ms).toISOString());
+			}),
+			{ numRuns: 20_000 }
+		);
+		fc.assert(
+			fc.property(fc.double({ min: -1e14, max: 1e14, noNaN: true }), (ms) => {
+				expect(toTimestamp(ms)).toBe(new Date(ms).toISOString());
+			})
+		);
+	});
+
+	test("an invalid time throws as toISOString does", () => {
+		expect(() => toTimestamp(Number.NaN)).toThrow(RangeError);
+		expect(() => toTimestamp(8640000000000001)).toThrow(RangeError);
+	});
+
 	test("always UTC with exactly three fractional digits", () => {
 		fc.assert(
 			fc.property(fc.integer({ min: -62135596800000, max: 253402300799999 }), (ms) => {
