@@ -1,10 +1,11 @@
 import type { Caller } from "../../shared/caller.js";
 import { listPage, type Page } from "../../shared/paging/list-page.js";
-import { compileMemoFilter, parseMemoFilter } from "./filter/memo-filter.js";
+import { compileMemoFilter, type CheckedMemoFilter } from "./filter/memo-filter.js";
 import { parseMemoOrderBy } from "./filter/order-by.js";
 import type { ListMemosQuery } from "./list-params.js";
 import { candidateBranches, candidateTags } from "./list-query.js";
 import type { MemoDoc } from "./memo-doc.js";
+import { memoResponses } from "./memo-responses.js";
 import type { MemosDeps } from "./memos-deps.js";
 import { groupedRead, pinnedSplit } from "./memos-store.js";
 
@@ -19,9 +20,20 @@ const SORT_KEY_TYPES = {
 	seq: "number"
 } as const;
 
-/** ListMemos (contract 7.2): candidates as index-served branches, filter, order; at most pageSize + 1 entries read per branch. */
-export async function listMemos(deps: MemosDeps, caller: Caller | null, query: ListMemosQuery, now: number): Promise<Page<MemoDoc>> {
-	const filter = parseMemoFilter(query.filter);
+/** The ListMemos response (contract 7.2). */
+export interface ListMemosResponse {
+	memos: Record<string, unknown>[];
+	nextPageToken: string;
+}
+
+/** ListMemos (contract 7.2): the page of `listMemos`, each memo with everything a response carries. */
+export async function listMemosResponse(deps: MemosDeps, caller: Caller | null, query: ListMemosQuery, filter: CheckedMemoFilter, now: number): Promise<ListMemosResponse> {
+	const page = await listMemos(deps, caller, query, filter, now);
+	return { memos: await memoResponses(deps, caller, page.items, { withDeleteTime: query.showDeleted }), nextPageToken: page.nextPageToken };
+}
+
+/** ListMemos' page (contract 7.2): candidates as index-served branches, `filter` (query.filter, checked), order; at most pageSize + 1 entries read per branch. */
+export async function listMemos(deps: MemosDeps, caller: Caller | null, query: ListMemosQuery, filter: CheckedMemoFilter, now: number): Promise<Page<MemoDoc>> {
 	const sort = parseMemoOrderBy(query.orderBy);
 	// The token is bound to everything that selects or orders the list, the caller included.
 	const bound = {

@@ -2,13 +2,14 @@ import type { Context, Service, ServiceBroker, ServiceSchema, ServiceSettingSche
 import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { signedIn, type RequestMeta } from "../../shared/caller.js";
+import type { DocumentStore } from "../../shared/store/document-store.js";
 import { broadcast, call } from "../../shared/contract.js";
 import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
 import { pageSizeParam } from "../../shared/paging/list-page.js";
 import { queryBoolOf } from "../../shared/request-message.js";
-import { countMemoCreated } from "../../shared/runtime/business-metrics.js";
+import { countListCacheLookup, countMemoCreated } from "../../shared/runtime/business-metrics.js";
 import { isActionNotYetOffered } from "../../shared/runtime/call-failures.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { documentsOf, resourcesOf } from "../../shared/runtime/resources.js";
@@ -20,7 +21,9 @@ import { changeReaders } from "./change-readers.js";
 import { createMemoComment, listMemoComments } from "./comments.js";
 import { linkMetadata, linkMetadataCache, parseLinkUrl, parseLinkUrls, type LinkMetadataCache } from "./link-metadata/link-metadata.js";
 import { parseListMemosQuery } from "./list-params.js";
-import { listMemos } from "./list-memos.js";
+import { listMemosResponse } from "./list-memos.js";
+import { ListMemosCache } from "./list-memos-cache.js";
+import { parseMemoFilter } from "./filter/memo-filter.js";
 import { assertReadable } from "./memo-access.js";
 import { memoAccessInfo } from "./memo-access-info.js";
 import { dropPendingLinks } from "./memo-attachment-links.js";
@@ -34,7 +37,7 @@ import { detachSpace, spaceMemoCount } from "./memo-space-changes.js";
 import { NO_SPACES, type SpaceRoles } from "./memo-spaces.js";
 import { updateMemo, type UpdateMemoParams } from "./memo-update.js";
 import type { ChangeReaders, ChangeToCheck, MemoAccessInfo } from "./memos.contract.js";
-import type { MemosDeps } from "./memos-deps.js";
+import type { MemosDeps, MemosPeers } from "./memos-deps.js";
 import { ensureMemosIndexes, memosStore } from "./memos-store.js";
 import { ensureMemoCount, readMemoCount, type MemoCount } from "./memo-count.js";
 import { notifyPendingMemos } from "./notifications/notify-memo.js";
@@ -90,6 +93,8 @@ interface MemosVars {
 	/** `users/{name}` per user id (null: no such user), dropped by the auth service's userChanged events. */
 	userNameCache: BoundedCache<string, string | null>;
 	linkCache: LinkMetadataCache;
+	/** Null when MEMO_LIST_CACHE_MB is 0 or the store tells no change token (MongoDB). */
+	listCache: ListMemosCache | null;
 	/** The keys of the warnings `warnOnce` has logged. */
 	warned: Set<string>;
 	purgeTimer?: NodeJS.Timeout;
@@ -103,6 +108,24 @@ interface MemosVars {
 }
 
 type MemosThis = Service & MemosVars & MemosMethods;
+
+/**
+ * The services whose answers a ListMemos response holds beside the memos: with each of them in
+ * this process, they read the store this one does (and their replicas elsewhere share it, issue
+ * 16.7), so its change token covers their data too.
+ */
+const LIST_PEER_SERVICES = [authActions.lookupUsers.service, spacesActions.membershipsOf.service, attachmentsActions.forMemos.service];
+
+function listMemosCache(broker: ServiceBroker, documents: DocumentStore): ListMemosCache | null {
+	const maxBytes = resourcesOf(broker).config.memoListCacheBytes;
+	const changeToken = documents.changeToken?.bind(documents);
+	if (maxBytes === 0 || changeToken === undefined) return null;
+	return new ListMemosCache({
+		maxBytes,
+		changeToken: () => (LIST_PEER_SERVICES.every(name => broker.getLocalService(name) !== undefined) ? changeToken() : null),
+		count: result => countListCacheLookup(broker, result)
+	});
+}
 type Ctx<P> = Context<P, RequestMeta>;
 
 const requestTime = (ctx: Ctx<unknown>) => ctx.meta.requestTime ?? Date.now();
@@ -240,9 +263,12 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const caller = ctx.meta.user ?? null;
 				const query = parseListMemosQuery(ctx.params);
+				const filter = parseMemoFilter(query.filter);
 				const deps = this.deps(ctx);
-				const page = await listMemos(deps, caller, query, requestTime(ctx));
-				return { memos: await memoResponses(deps, caller, page.items, { withDeleteTime: query.showDeleted }), nextPageToken: page.nextPageToken };
+				const now = requestTime(ctx);
+				const compute = (peers: MemosPeers) => listMemosResponse({ ...deps, peers }, caller, query, filter, now);
+				if (this.listCache === null) return compute(deps.peers);
+				return this.listCache.response({ caller, query, cacheable: !filter.readsNow }, deps.peers, compute);
 			}
 		},
 
@@ -620,11 +646,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		this.membershipCache = new BoundedCache({ ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_CACHE_USERS });
 		this.userNameCache = new BoundedCache({ ttlMs: USER_NAME_TTL_MS, maxEntries: USER_NAME_CACHE_USERS });
 		this.linkCache = linkMetadataCache();
+		this.listCache = null;
 		this.warned = new Set();
 	},
 
 	async started() {
-		await ensureMemoCount(memosStore(documentsOf(this.broker)).totals);
+		const documents = documentsOf(this.broker);
+		await ensureMemoCount(memosStore(documents).totals);
+		this.listCache = listMemosCache(this.broker, documents);
 		// The repair pass (memo-cleanup.ts) needs the attachments service, which may start after
 		// this one: it runs once that is there, without holding up this service's start or stop.
 		const failed = (err: unknown) => this.logger.error(errorLog(err), "purging deleted memos and completing half-done deletions at start failed");

@@ -65,6 +65,8 @@ export interface Config {
 	trustedProxies: readonly string[];
 	/** Gateway: `upstream` answers as upstream memos where strictness breaks its clients (contract 18); the profile reports it. */
 	apiCompat: ApiCompat;
+	/** Memos nodes: bytes of ListMemos responses kept for reuse while the store is unchanged; 0: none kept. */
+	memoListCacheBytes: number;
 }
 
 export const API_COMPAT_MODES = ["strict", "upstream"] as const;
@@ -140,7 +142,8 @@ export const ENV_DEFAULTS = {
 	SSE_HEARTBEAT_MS: "30000",
 	CORS_ORIGINS: "*",
 	TRUSTED_PROXIES: "",
-	API_COMPAT: "strict"
+	API_COMPAT: "strict",
+	MEMO_LIST_CACHE_MB: "16"
 } as const;
 
 function value(env: Env, name: keyof typeof ENV_DEFAULTS): string {
@@ -164,6 +167,12 @@ function bool(env: Env, name: keyof typeof ENV_DEFAULTS): boolean {
 function positiveInt(env: Env, name: keyof typeof ENV_DEFAULTS): number {
 	const raw = value(env, name);
 	if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) throw new ConfigError(name, `must be a positive integer, got ${JSON.stringify(raw)}`);
+	return Number(raw);
+}
+
+function nonNegativeInt(env: Env, name: keyof typeof ENV_DEFAULTS): number {
+	const raw = value(env, name);
+	if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new ConfigError(name, `must be a whole number, 0 or more, got ${JSON.stringify(raw)}`);
 	return Number(raw);
 }
 
@@ -351,6 +360,7 @@ export function loadConfig(env: Env = process.env, isTerminal = process.stdout.i
 		sseHeartbeatMs: positiveInt(env, "SSE_HEARTBEAT_MS"),
 		corsOrigins: corsOrigins(env),
 		trustedProxies: trustedProxies(env),
-		apiCompat: apiCompat(env)
+		apiCompat: apiCompat(env),
+		memoListCacheBytes: nonNegativeInt(env, "MEMO_LIST_CACHE_MB") * 1024 * 1024
 	};
 }

@@ -83,6 +83,8 @@ export class SqliteDocumentStore implements DocumentStore {
 	private readonly statements = new BoundedCache<string, StatementSync>({ ttlMs: Infinity, maxEntries: STATEMENT_CACHE_SIZE });
 	private readonly collections = new Map<string, SqliteCollection<Doc>>();
 	private dataVersion = -1;
+	/** Moves at every change this connection begins or ends (a write, a commit, a rollback, a reconnection): see changeToken. */
+	private localChanges = 0;
 	private closed = false;
 	/** The open transaction of this turn's writes, until its commit (see the class comment). */
 	private group: WriteGroup | null = null;
@@ -205,6 +207,7 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.statements.invalidate();
 		this.db.close();
 		this.dataVersion = -1;
+		this.localChanges += 1;
 		try {
 			this.db = this.connect(false);
 			this.exclusive = false;
@@ -222,6 +225,17 @@ export class SqliteDocumentStore implements DocumentStore {
 		} catch {
 			return -1;
 		}
+	}
+
+	/**
+	 * This connection's own changes, and SQLite's `data_version`, which moves when another
+	 * connection (another process) commits. A write group counts when it opens and when it ends,
+	 * so a read that overlapped one (and saw its uncommitted rows) never matches the token read
+	 * before it began.
+	 */
+	changeToken(): string {
+		this.checkOpen();
+		return `${this.localChanges}:${String((this.statement("PRAGMA data_version").get() as Row).data_version)}`;
 	}
 
 	async close(): Promise<void> {
@@ -246,6 +260,7 @@ export class SqliteDocumentStore implements DocumentStore {
 	transaction<R>(work: () => R): R {
 		this.checkOpen();
 		this.commitGroup();
+		this.localChanges += 1;
 		try {
 			this.db.exec("BEGIN IMMEDIATE");
 			this.sync();
@@ -301,6 +316,7 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.db.exec("BEGIN IMMEDIATE");
 		const group = new WriteGroup();
 		this.group = group;
+		this.localChanges += 1;
 		// With the write lock held, what other connections committed (a column added) is final until the commit.
 		this.sync();
 		setImmediate(() => {
@@ -312,6 +328,7 @@ export class SqliteDocumentStore implements DocumentStore {
 	private commitGroup(): void {
 		const group = this.group;
 		if (group === null) return;
+		this.localChanges += 1;
 		try {
 			this.db.exec("COMMIT");
 			this.group = null;
@@ -326,6 +343,7 @@ export class SqliteDocumentStore implements DocumentStore {
 	/** The group's writes were rolled back: each collection re-reads what they noted, and each waiting operation fails. */
 	private failGroup(group: WriteGroup, err: unknown): void {
 		this.group = null;
+		this.localChanges += 1;
 		for (const collection of this.collections.values()) collection.rolledBack();
 		group.reject(err);
 	}
@@ -402,6 +420,7 @@ export class SqliteDocumentStore implements DocumentStore {
 	/** Runs `sql` on its own, after this turn's writes are committed (tests, pragmas). */
 	exec(sql: string): void {
 		this.commitGroup();
+		this.localChanges += 1;
 		this.db.exec(sql);
 	}
 

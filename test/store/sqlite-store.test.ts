@@ -225,3 +225,55 @@ async function withTwoConnections(dir: string, name: string, work: (mine: Collec
 		await second.close();
 	}
 }
+
+describe("sqlite store change token", () => {
+	test("holds while nothing is written and moves at every write of any collection", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		try {
+			const memos = store.collection("memos");
+			await memos.insert({ _id: "m1", n: 1 });
+			const token = store.changeToken();
+			await memos.find({});
+			await store.collection("users").count({});
+			expect(store.changeToken()).toBe(token);
+			await store.collection("users").insert({ _id: "u1" });
+			const afterInsert = store.changeToken();
+			expect(afterInsert).not.toBe(token);
+			await memos.update({ _id: "m1" }, { $inc: { n: 1 } });
+			expect(store.changeToken()).not.toBe(afterInsert);
+		} finally {
+			await store.close();
+		}
+	});
+
+	test("moves as soon as a write begins, before its commit, and again at the commit", async () => {
+		const store = new SqliteDocumentStore({ dir: null });
+		try {
+			const memos = store.collection("memos");
+			const before = store.changeToken();
+			const written = memos.insert({ _id: "m1" });
+			const pending = store.changeToken();
+			expect(pending).not.toBe(before);
+			await written;
+			expect(store.changeToken()).not.toBe(pending);
+		} finally {
+			await store.close();
+		}
+	});
+
+	test("moves when another connection to the same file commits", async () => {
+		const dir = path.join(root, "change-token");
+		const first = new SqliteDocumentStore({ dir });
+		const second = new SqliteDocumentStore({ dir });
+		try {
+			await first.collection("memos").insert({ _id: "m1" });
+			const token = first.changeToken();
+			expect(first.changeToken()).toBe(token);
+			await second.collection("memos").update({ _id: "m1" }, { $set: { content: "changed elsewhere" } });
+			expect(first.changeToken()).not.toBe(token);
+		} finally {
+			await second.close();
+			await first.close();
+		}
+	});
+});

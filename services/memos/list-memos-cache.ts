@@ -1,0 +1,137 @@
+import type { Caller } from "../../shared/caller.js";
+import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
+import type { ListMemosResponse } from "./list-memos.js";
+import type { ListMemosQuery } from "./list-params.js";
+import type { MemosPeers } from "./memos-deps.js";
+
+
+/**
+ * Whether an answer the memos service's own short-lived caches (memberships, user names) gave
+ * while a response was computed is still the answer they give now.
+ */
+type PeerCheck = (peers: MemosPeers) => Promise<boolean>;
+
+interface Entry {
+	/** The store's change token read before the response was computed, and again (the same) after. */
+	token: string;
+	checks: PeerCheck[];
+	response: ListMemosResponse;
+	bytes: number;
+}
+
+export interface ListMemosCacheOptions {
+	maxBytes: number;
+	/** The store's change token (DocumentStore.changeToken), or null while responses may not be cached. */
+	changeToken(): string | null;
+	count(result: ListCacheResult): void;
+}
+
+/**
+ * ListMemos responses kept while nothing they were computed from has changed: the store (its
+ * change token covers every collection and every writer, so memos, reactions, relations,
+ * attachments, users and memberships alike), the caller and the query (the key), and the
+ * answers of the service's in-process caches, asked again at each hit. Least recently used
+ * entries go first past `maxBytes`. Responses are deep-frozen: embedded, the gateway gets the
+ * very object, and a consumer that tried to change one would throw rather than alter what the
+ * next caller reads.
+ */
+export class ListMemosCache {
+	private readonly entries = new Map<string, Entry>();
+	private bytes = 0;
+
+	constructor(private readonly options: ListMemosCacheOptions) {}
+
+	/**
+	 * The response of `compute`, or the one kept for the same caller and query while it holds.
+	 * `peers` are those `compute` would use; `cacheable` is false when the response depends on
+	 * more than those, the store and the key (a filter that reads the request time).
+	 */
+	async response(
+		request: { caller: Caller | null; query: ListMemosQuery; cacheable: boolean },
+		peers: MemosPeers,
+		compute: (peers: MemosPeers) => Promise<ListMemosResponse>
+	): Promise<ListMemosResponse> {
+		const { caller, query } = request;
+		const token = request.cacheable ? this.options.changeToken() : null;
+		if (token === null) {
+			this.options.count("bypass");
+			return compute(peers);
+		}
+		const key = JSON.stringify([caller?.id ?? null, caller?.username ?? null, caller?.role ?? null, query]);
+		const entry = this.entries.get(key);
+		if (entry !== undefined && entry.token === token && (await holds(entry.checks, peers))) {
+			this.entries.delete(key);
+			this.entries.set(key, entry);
+			this.options.count("hit");
+			return entry.response;
+		}
+		this.options.count("miss");
+		const checks: PeerCheck[] = [];
+		const response = deepFreeze(await compute(recordingPeers(peers, checks)));
+		// A write that committed (or began) while the response was computed moved the token: the
+		// response may hold some of it and not the rest, so it is not kept under either token.
+		if (this.options.changeToken() === token) this.keep(key, { token, checks, response, bytes: approximateBytes(key, response) });
+		return response;
+	}
+
+	private keep(key: string, entry: Entry): void {
+		this.drop(key);
+		if (entry.bytes > this.options.maxBytes) return;
+		this.entries.set(key, entry);
+		this.bytes += entry.bytes;
+		for (const oldest of this.entries.keys()) {
+			if (this.bytes <= this.options.maxBytes) break;
+			this.drop(oldest);
+		}
+	}
+
+	private drop(key: string): void {
+		const entry = this.entries.get(key);
+		if (entry === undefined) return;
+		this.entries.delete(key);
+		this.bytes -= entry.bytes;
+	}
+}
+
+async function holds(checks: readonly PeerCheck[], peers: MemosPeers): Promise<boolean> {
+	for (const check of checks) if (!(await check(peers))) return false;
+	return true;
+}
+
+/** `peers` whose cached answers are noted in `checks`, to be asked again before the response is reused. */
+function recordingPeers(peers: MemosPeers, checks: PeerCheck[]): MemosPeers {
+	return {
+		...peers,
+		async spacesOf(caller) {
+			const roles = await peers.spacesOf(caller);
+			const seen = new Map(roles);
+			checks.push(async live => sameEntries(await live.spacesOf(caller), seen));
+			return roles;
+		},
+		async userNames(ids) {
+			const asked = [...ids];
+			const names = await peers.userNames(asked);
+			// A copy: the caller adds to the map it gets.
+			const seen = new Map(names);
+			checks.push(async live => sameEntries(await live.userNames(asked), seen));
+			return names;
+		}
+	};
+}
+
+function sameEntries<K, V>(now: ReadonlyMap<K, V>, then: ReadonlyMap<K, V>): boolean {
+	if (now.size !== then.size) return false;
+	for (const [key, value] of then) if (now.get(key) !== value) return false;
+	return true;
+}
+
+function deepFreeze<T>(value: T): T {
+	if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+	for (const item of Object.values(value)) deepFreeze(item);
+	return Object.freeze(value);
+}
+
+/** The JSON text's length, doubled for the objects' overhead in memory: an estimate, as the byte budget needs no more. */
+function approximateBytes(key: string, response: ListMemosResponse): number {
+	return 2 * (key.length + JSON.stringify(response).length);
+}
