@@ -37,9 +37,9 @@ import { bytesFieldInBody, takeBytes } from "./bytes-field.js";
 import { answerClientErrors } from "./client-errors.js";
 import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
-import { DecodedBuffers } from "./decoded-buffers.js";
-import { LargeBodySlots, bodyLimitOf, type SettingLimits } from "./body-limits.js";
+import { LargeBodySlots, base64BodyBytes, bodyLimitOf, type SettingLimits } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
+import { ReusedBuffers } from "./reused-buffers.js";
 import { settingLimits } from "./setting-limits.js";
 import { buildParams, pickHeaders } from "./request-params.js";
 import { upstreamAnswer, upstreamRequest } from "./upstream-compat.js";
@@ -90,7 +90,8 @@ interface GatewayMethods extends InstanceSettingsMethods {
 /** What moleculer-web adds to the service that this schema uses, and the gateway's own state. */
 interface GatewayVars {
 	largeBodies: LargeBodySlots;
-	decodedBuffers: DecodedBuffers;
+	decodedBuffers: ReusedBuffers;
+	bodyBuffers: ReusedBuffers;
 	settingLimits: SettingLimits;
 	/** API_COMPAT (contract 18). */
 	apiCompat: ApiCompat;
@@ -272,7 +273,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 				const limit = await bodyLimitOf(spec.bodyLimit, this.settingLimits);
 				this.largeBodies.take(limit, req, res);
 				const path = bytesFieldInBody(spec);
-				body = await readJsonBody(req, limit, path && { path, allocate: length => this.decodedBuffers.take(length) });
+				body = await readJsonBody(req, limit, path && { path, allocate: length => this.decodedBuffers.take(length) }, this.bodyBuffers);
 			}
 			const parts = this.apiCompat === "upstream" ? upstreamRequest(spec, { query: query ?? {}, body }) : { query: query ?? {}, body };
 			req.$params = buildParams(spec, parts.query, parts.body, params ?? {});
@@ -357,8 +358,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		// Prepended after the drain's takeover, so that every answer carries them, refusals included.
 		defaultResponseHeaders(this.server);
 		this.largeBodies = new LargeBodySlots(config.maxLargeBodies, largeBodiesGauge(this.broker));
-		// As many as large bodies are read at once, of a chunk's size: larger contents come one request each.
-		this.decodedBuffers = new DecodedBuffers(MAX_CHUNK_BYTES, config.maxLargeBodies);
+		// As many as large bodies are read at once, of a chunk's size and of its body: larger contents come one request each.
+		this.decodedBuffers = new ReusedBuffers(MAX_CHUNK_BYTES, config.maxLargeBodies);
+		this.bodyBuffers = new ReusedBuffers(base64BodyBytes(MAX_CHUNK_BYTES), config.maxLargeBodies);
 		const streamMetrics = sseMetrics(this.broker);
 		this.sse = new SseHub({
 			maxStreams: config.sseMaxStreams,

@@ -5,8 +5,10 @@ import { finished } from "node:stream/promises";
 import { invalidArgument } from "../../shared/errors.js";
 import { decodeBase64Text } from "../../shared/proto-json.js";
 import { bodyDecoderOf, contentEncodingOf } from "./content-encoding.js";
+import { LARGE_BODY_BYTES } from "./body-limits.js";
 import { JsonDepthGuard } from "./json-depth.js";
 import { stringSpanAt } from "./json-string-span.js";
+import type { ReusedBuffers } from "./reused-buffers.js";
 
 const tooLarge = (limit: number) => invalidArgument(`request body is larger than the ${limit} bytes this operation takes`);
 
@@ -18,15 +20,20 @@ const BYTES_FIELD_SCAN_BYTES = 64 * 1024;
 /**
  * Reads the body's bytes, decoded from its Content-Encoding, refusing it as soon as the decoded
  * bytes pass `limit` or nest too deeply: a small compressed body cannot make the gateway
- * inflate more than the operation takes (contract 19).
+ * inflate more than the operation takes (contract 19). A large plain body that fits one of
+ * `buffers` is read into it (its length is known), and the caller gives it back once it is
+ * parsed: a fresh buffer of megabytes per request counts towards V8's external memory
+ * (reused-buffers.ts). A larger one is gathered as it arrives, never allocated ahead of its bytes.
  */
-function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBytes(req: IncomingMessage, limit: number, buffers: ReusedBuffers | undefined): Promise<Buffer> {
 	const decoder = bodyDecoderOf(req);
 	const declared = Number(req.headers["content-length"]);
 	// A plain body's length is known before it is read; a compressed one is bounded once inflated.
 	if (decoder === undefined && declared > limit) throw tooLarge(limit);
 	const source: Readable = decoder === undefined ? req : req.pipe(decoder);
 	const guard = new JsonDepthGuard();
+	const reused = buffers !== undefined && decoder === undefined && declared > LARGE_BODY_BYTES && declared <= buffers.size;
+	const into = reused ? buffers.take(declared) : undefined;
 	const chunks: Buffer[] = [];
 	let length = 0;
 	return new Promise((resolve, reject) => {
@@ -42,22 +49,26 @@ function readBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
 		};
 		const fail = (err: unknown) => {
 			stop();
+			if (into !== undefined) buffers?.give(into);
 			reject(err);
 		};
 		function onData(chunk: Buffer) {
 			length += chunk.length;
 			try {
 				if (length > limit) throw tooLarge(limit);
+				// The HTTP parser ends a body at its Content-Length: only a stream of another kind gets here.
+				if (into !== undefined && length > into.length) throw invalidArgument("request body is longer than its Content-Length");
 				guard.feed(chunk);
 			} catch (err) {
 				fail(err);
 				return;
 			}
-			chunks.push(chunk);
+			if (into === undefined) chunks.push(chunk);
+			else chunk.copy(into, length - chunk.length);
 		}
 		function onEnd() {
 			stop();
-			resolve(Buffer.concat(chunks, length));
+			resolve(into === undefined ? Buffer.concat(chunks, length) : into.subarray(0, length));
 		}
 		const onDecoderError = () => fail(invalidArgument(`request body is not valid ${contentEncodingOf(req)} data`));
 		// The client went away mid-body: there is nobody to answer, but the call must not wait for ever.
@@ -133,16 +144,26 @@ function parseAroundBytesField(bytes: Buffer, field: BytesField): Record<string,
  * INVALID_ARGUMENT. An absent or empty body reads as undefined. Every body is read as JSON
  * whatever its Content-Type: clients of the upstream API send JSON with no or other content
  * types, and nothing else is accepted on /api/v1. `bytesField`: where the route's base64 bytes
- * field is in the body, which a large body may carry decoded (parseAroundBytesField).
+ * field is in the body, which a large body may carry decoded (parseAroundBytesField); `buffers`:
+ * what a large body is read into (readBytes), given back once it is parsed.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number, bytesField?: BytesField): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, bytesField?: BytesField, buffers?: ReusedBuffers): Promise<unknown> {
 	let bytes: Buffer;
 	try {
-		bytes = await readBytes(req, limit);
+		bytes = await readBytes(req, limit, buffers);
 	} catch (err) {
 		await drain(req);
 		throw err;
 	}
+	try {
+		return parseBody(bytes, bytesField);
+	} finally {
+		// Parsing copied out whatever it kept: strings, and decoded bytes into buffers of their own.
+		buffers?.give(bytes);
+	}
+}
+
+function parseBody(bytes: Buffer, bytesField: BytesField | undefined): unknown {
 	if (bytesField !== undefined && bytes.length >= BYTES_FIELD_SCAN_BYTES) {
 		const body = parseAroundBytesField(bytes, bytesField);
 		if (body !== undefined) return body;

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import fc from "fast-check";
 import { takeBytes } from "../../services/gateway/bytes-field.js";
 import { readJsonBody } from "../../services/gateway/json-body.js";
+import { ReusedBuffers } from "../../services/gateway/reused-buffers.js";
 
 /**
  * A large body's base64 field is decoded from the request's bytes (json-body.ts) rather than
@@ -11,9 +12,11 @@ import { readJsonBody } from "../../services/gateway/json-body.js";
 
 const LIMIT = 8 * 1024 * 1024;
 
-function request(body: Buffer): IncomingMessage {
-	const req = Readable.from([body], { objectMode: false }) as unknown as IncomingMessage;
-	req.headers = { "content-length": String(body.length) };
+function request(body: Buffer, contentLength = body.length): IncomingMessage {
+	// In pieces, as a socket delivers them.
+	const pieces = Array.from({ length: Math.ceil(body.length / 65_536) }, (_, i) => body.subarray(i * 65_536, (i + 1) * 65_536));
+	const req = Readable.from(pieces, { objectMode: false }) as unknown as IncomingMessage;
+	req.headers = { "content-length": String(contentLength) };
 	return req;
 }
 
@@ -83,4 +86,32 @@ test("a plain base64 field of a large body comes decoded, at the top or nested (
 	expect(Buffer.isBuffer((params.attachment as Record<string, unknown>).content)).toBe(true);
 	expect(takeBytes(params, "attachment.content")?.equals(bytes)).toBe(true);
 	expect(params.attachment).toEqual({ filename: "a.bin", memo: "memos/x" });
+});
+
+test("large bodies read into reused buffers parse as they would alone, and each buffer comes back for the next body", async () => {
+	const buffers = new ReusedBuffers(3 * 1024 * 1024, 1);
+	const first = Buffer.alloc(1_200_000, 1);
+	const second = Buffer.alloc(1_200_000, 2);
+	const bodyOf = (bytes: Buffer) => Buffer.from(JSON.stringify({ uploadId: "u", offset: "0", content: bytes.toString("base64") }));
+	const one = (await readJsonBody(request(bodyOf(first)), LIMIT, { path: ["content"] }, buffers)) as { content: Buffer };
+	const lent = buffers.take(1);
+	buffers.give(lent);
+	// The first body's buffer is the one handed out next: what the first body answered holds none of it.
+	const two = (await readJsonBody(request(bodyOf(second)), LIMIT, { path: ["content"] }, buffers)) as { content: Buffer };
+	expect(one.content.equals(first)).toBe(true);
+	expect(two.content.equals(second)).toBe(true);
+	const text = Buffer.from(JSON.stringify({ memo: "x".repeat(1_100_000) }));
+	expect(await readJsonBody(request(text), LIMIT, undefined, buffers)).toEqual({ memo: "x".repeat(1_100_000) });
+	expect(buffers.take(1).buffer).toBe(lent.buffer);
+});
+
+test("a large body in a reused buffer is refused as it would be alone, and its buffer comes back", async () => {
+	const buffers = new ReusedBuffers(3 * 1024 * 1024, 1);
+	const lent = buffers.take(1);
+	buffers.give(lent);
+	const broken = Buffer.from(`{"content":"${"A".repeat(1_200_000)}"`);
+	await expect(readJsonBody(request(broken), LIMIT, { path: ["content"] }, buffers)).rejects.toThrow("invalid JSON body");
+	const longer = Buffer.from(JSON.stringify({ memo: "x".repeat(1_100_000) }));
+	await expect(readJsonBody(request(longer, longer.length - 10), LIMIT, undefined, buffers)).rejects.toThrow("longer than its Content-Length");
+	expect(buffers.take(1).buffer).toBe(lent.buffer);
 });

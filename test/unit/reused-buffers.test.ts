@@ -1,9 +1,9 @@
-import { DecodedBuffers } from "../../services/gateway/decoded-buffers.js";
+import { ReusedBuffers } from "../../services/gateway/reused-buffers.js";
 
-/** The gateway's buffers for decoded request bytes (issue 19): reused, never lent twice at once. */
+/** The gateway's buffers for large request bodies and their decoded bytes (issue 19): reused, never lent twice at once. */
 
 test("a buffer given back is handed out again; one still lent never is", () => {
-	const buffers = new DecodedBuffers(1024, 2);
+	const buffers = new ReusedBuffers(1024, 2);
 	const first = buffers.take(1000);
 	const second = buffers.take(10);
 	expect(first.length).toBe(1000);
@@ -16,7 +16,7 @@ test("a buffer given back is handed out again; one still lent never is", () => {
 });
 
 test("a foreign buffer, one given back twice and one too large to keep are not kept", () => {
-	const buffers = new DecodedBuffers(1024, 4);
+	const buffers = new ReusedBuffers(1024, 4);
 	const foreign = Buffer.allocUnsafeSlow(1024);
 	buffers.give(foreign);
 	expect(buffers.take(1024).buffer).not.toBe(foreign.buffer);
@@ -33,7 +33,7 @@ test("a foreign buffer, one given back twice and one too large to keep are not k
 });
 
 test("at most `keep` idle buffers are kept", () => {
-	const buffers = new DecodedBuffers(64, 1);
+	const buffers = new ReusedBuffers(64, 1);
 	const [a, b] = [buffers.take(64), buffers.take(64)];
 	buffers.give(a);
 	buffers.give(b);

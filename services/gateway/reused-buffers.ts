@@ -1,18 +1,18 @@
 /**
- * Buffers for the decoded bytes of request bodies (a chunk of a JSON chunked upload), taken
- * back once the call they went to is done with them and handed to the next body. Each fresh
+ * Buffers for large request bodies and the bytes decoded from them (a chunk of a JSON chunked
+ * upload), taken back once nothing reads them any more and handed to the next body. Each fresh
  * buffer of megabytes counts towards V8's external-memory limit, whose crossing starts a full
  * collection of the whole heap whether or not the buffer is still held: a new 4 MiB buffer per
  * chunk cost a full collection every second chunk, the larger part of the upload's CPU (issue 19).
  */
-export class DecodedBuffers {
+export class ReusedBuffers {
 	private readonly free: Buffer[] = [];
 	/** Buffers handed out and not yet taken back, by their memory: only they are ever kept. */
 	private readonly lent = new WeakMap<ArrayBufferLike, Buffer>();
 
 	/** `size`: the capacity of each buffer kept; `keep`: how many idle ones are kept at most. */
 	constructor(
-		private readonly size: number,
+		readonly size: number,
 		private readonly keep: number
 	) {}
 
