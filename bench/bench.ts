@@ -174,6 +174,20 @@ async function startCluster(): Promise<{ baseUrl: string; gatewayPid: number }> 
 	return { baseUrl: gateway.baseUrl, gatewayPid };
 }
 
+/** The embedded app with the ListMemos response cache off, a second process on the app's DATA_DIR (SQLite in WAL mode serves both). */
+async function startUncachedApp(): Promise<AppProcess> {
+	const port = await freePort();
+	const uncached = await startApp({
+		env: { ...(await appEnv("app", port)), NODE_ID: "bench-app-uncached", MEMO_LIST_CACHE_MB: "0" },
+		port,
+		logFile: path.join(workDir, "app-uncached.log"),
+		ready: baseUrl => ok(`${baseUrl}/readyz`)
+	});
+	stoppers.push(() => uncached.stop());
+	serverPids["app-uncached"] = pidsOf(uncached.child);
+	return uncached;
+}
+
 async function runTransfers(target: "app" | "cluster", baseUrl: string, token: string): Promise<TransferResult[]> {
 	const label = target === "app" ? "embedded" : "cluster";
 	log(`transfers of ${TRANSFER_MIB} MiB, ${label}`);
@@ -219,7 +233,9 @@ async function main(): Promise<number> {
 	const transfers: TransferResult[] = [];
 	let afterLoad = readyMemory;
 	let gatewayPid: number | undefined;
+	let uncached: AppProcess | undefined;
 	const startTheCluster = async () => {
+		await uncached?.stop();
 		transfers.push(...(await runTransfers("app", app.baseUrl, context.token)));
 		afterLoad = await memoryOf(app.child.pid);
 		await app.stop();
@@ -228,6 +244,10 @@ async function main(): Promise<number> {
 	};
 	for (const row of args["transfers-only"] ? [] : ROWS) {
 		if (row.target === "cluster" && bases.cluster === undefined) await startTheCluster();
+		if (row.target === "app-uncached" && uncached === undefined) {
+			uncached = await startUncachedApp();
+			bases["app-uncached"] = uncached.baseUrl;
+		}
 		results.push(await runRow(row, bases[row.target] as string, context));
 	}
 	if (bases.cluster === undefined) await startTheCluster();

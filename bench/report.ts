@@ -1,6 +1,6 @@
 import os from "node:os";
 import type { Measured } from "./measure.js";
-import type { Row } from "./rows.js";
+import { LIST_PAGE_ROW, UNCACHED_SUFFIX, type Row } from "./rows.js";
 import type { TransferResult, UploadMemory } from "./transfer.js";
 
 export interface RowResult {
@@ -67,12 +67,16 @@ export function report(results: RowResult[], facts: RunFacts): string {
 		`embedded app RSS: ${number(facts.memory.readyMiB)} MiB at ready, ${number(facts.memory.afterLoadMiB)} MiB after the rows, ${number(facts.memory.peakMiB)} MiB peak`
 	];
 	const profile = rateOf(results, "app", "GetInstanceProfile");
-	const list = rateOf(results, "app", "ListMemos page 50, signed in");
+	const list = rateOf(results, "app", LIST_PAGE_ROW);
+	const uncachedList = rateOf(results, "app-uncached", `${LIST_PAGE_ROW}${UNCACHED_SUFFIX}`);
 	const create = results.find(r => r.row.name.startsWith("CreateMemo"))?.measured.requestsPerSecond ?? 0;
 	const targets: [string, boolean][] = [
 		[`profile embedded ≥ 50 % of raw: ${percent(profile, raw)}`, profile >= raw * 0.5],
 		[`profile over NATS ≥ 25 % of raw: ${percent(rateOf(results, "cluster"), raw)}`, rateOf(results, "cluster") >= raw * 0.25],
-		[`ListMemos page 50 ≥ 40 % of profile: ${percent(list, profile)}`, list >= profile * 0.4],
+		[
+			`ListMemos page 50 ≥ 40 % of profile: ${percent(list, profile)} the same list asked again (the response cache), ${percent(uncachedList, profile)} computed (MEMO_LIST_CACHE_MB=0)`,
+			list >= profile * 0.4
+		],
 		[`CreateMemo ≥ 1,000/s with 16 clients: ${number(create)}/s`, create >= 1000]
 	];
 	if (facts.memos >= 100_000) {
