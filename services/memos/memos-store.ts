@@ -132,6 +132,8 @@ const MEMO_INDEXES: readonly IndexSpec[] = [
 
 export async function ensureMemosIndexes(store: MemosStore): Promise<void> {
 	for (const spec of MEMO_INDEXES) await store.memos.ensureIndex(spec);
+	// The tag filters of lists test `tags`' elements in every row they read (filter/memo-filter-compile.ts).
+	await store.memos.ensureArrayField("tags");
 	// Relations in both directions in list order.
 	await store.relations.ensureIndex({ fields: { memoId: 1, createTime: 1, _id: 1 } });
 	await store.relations.ensureIndex({ fields: { relatedMemoId: 1, createTime: 1, _id: 1 } });

@@ -66,6 +66,10 @@ class IndexCheckingCollection<T extends Doc> implements Collection<T> {
 		if (!(await this.inner.hasIndex(spec))) this.onMissing(this.inner, spec);
 	}
 
+	ensureArrayField(field: string): Promise<void> {
+		return this.inner.ensureArrayField(field);
+	}
+
 	hasIndex(spec: IndexSpec): Promise<boolean> {
 		return this.inner.hasIndex(spec);
 	}

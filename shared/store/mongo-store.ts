@@ -133,6 +133,10 @@ class MongoCollection implements Collection<Doc> {
 		await this.guard(this.native.createIndex(spec.fields, { unique: spec.unique ?? false, sparse: spec.sparse ?? false }));
 	}
 
+	async ensureArrayField(): Promise<void> {
+		// MongoDB reads an array's elements from the stored document itself: nothing to keep apart.
+	}
+
 	async hasIndex(spec: IndexSpec): Promise<boolean> {
 		let existing: mongoose.mongo.IndexDescriptionInfo[];
 		try {

@@ -5,7 +5,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlit
 import { BoundedCache } from "../cache/bounded-cache.js";
 import type { Collection, Doc, DocumentStore, Filter, FindOptions, IndexSpec, MergedFindOptions, StorageError, Update, UpdateOptions } from "./document-store.js";
 import { applyUpdate, checkUpdate, equalityFields, type ElementMatcher } from "./sqlite/apply-update.js";
-import { columnOf, columnValue, FieldColumns, fieldOfColumn } from "./sqlite/field-columns.js";
+import { columnNamed, columnOf, columnValue, type FieldColumn, FieldColumns } from "./sqlite/field-columns.js";
 import { FilterTranslator, jsonPath, REGEX_FUNCTION, sqlString, type SqlParam } from "./sqlite/filter-sql.js";
 import { arrayPaths, decodeJson, toJson } from "./sqlite/json-value.js";
 import { queryKey } from "./sqlite/query-key.js";
@@ -491,6 +491,12 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		});
 	}
 
+	async ensureArrayField(field: string): Promise<void> {
+		// Refuses a field name no JSON path can spell, before any column is named after it.
+		jsonPath(field);
+		await this.write(() => this.addColumns([field], true));
+	}
+
 	async hasIndex(spec: IndexSpec): Promise<boolean> {
 		return this.indexStatements(spec, COLUMN).every(index => this.indexExists(index.name));
 	}
@@ -560,13 +566,13 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		}
 	}
 
-	/** Adds the columns of `fields` that the table lacks, each filled from every document's text. */
-	private addColumns(fields: string[]): void {
-		const known = new Set(this.columns().fields);
+	/** Adds the value columns (or with `json` the JSON columns) of `fields` that the table lacks, each filled from every document's text. */
+	private addColumns(fields: string[], json = false): void {
+		const known = new Set(json ? this.columns().jsonFields : this.columns().fields);
 		const missing = [...new Set(fields)].filter(field => field !== "_id" && !known.has(field));
 		if (missing.length === 0) return;
-		for (const field of missing) this.store.execInTransaction(`ALTER TABLE ${this.table} ADD COLUMN ${columnOf(field)}`);
-		this.store.execInTransaction(`UPDATE ${this.table} SET ${missing.map(field => `${columnOf(field)} = ${columnValue(field, "doc")}`).join(", ")}`);
+		for (const field of missing) this.store.execInTransaction(`ALTER TABLE ${this.table} ADD COLUMN ${columnOf(field, json)}`);
+		this.store.execInTransaction(`UPDATE ${this.table} SET ${missing.map(field => `${columnOf(field, json)} = ${columnValue(field, "doc", json)}`).join(", ")}`);
 		this.fieldColumns = null;
 		this.translations.invalidate();
 	}
@@ -721,10 +727,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		const keys = Object.entries(options.sort);
 		if (keys.length === 0 || branches.length === 0) throw new Error("a merged find needs a sort and at least one branch");
 		const arrays = this.arrayPaths();
-		const columns = this.columns().byPath;
+		const { byPath: columns, jsonByPath: jsonColumns } = this.columns();
 		const params: SqlParam[] = [];
 		const arms = branches.map(branch => {
-			const translator = new FilterTranslator(arrays, "doc", params.length + 1, columns);
+			const translator = new FilterTranslator(arrays, "doc", params.length + 1, columns, jsonColumns);
 			const values = keys.map(([field], i) => `${translator.fieldValue(field)} AS k${i}`).join(", ");
 			const where = translator.where(branch);
 			const order = translator.orderBy(options.sort, branch);
@@ -801,14 +807,15 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	private translator(): FilterTranslator {
-		return new FilterTranslator(this.arrayPaths(), "doc", 1, this.columns().byPath);
+		const columns = this.columns();
+		return new FilterTranslator(this.arrayPaths(), "doc", 1, columns.byPath, columns.jsonByPath);
 	}
 
 	private columns(): FieldColumns {
 		if (this.fieldColumns === null) {
 			const rows = this.store.statement("SELECT name FROM pragma_table_info(?1)").all(this.tableName) as Row[];
-			const fields = rows.map(row => fieldOfColumn(String(row.name))).filter((field): field is string => field !== null);
-			this.fieldColumns = new FieldColumns(this.table, fields);
+			const columns = rows.map(row => columnNamed(String(row.name))).filter((column): column is FieldColumn => column !== null);
+			this.fieldColumns = new FieldColumns(this.table, columns);
 		}
 		return this.fieldColumns;
 	}

@@ -165,6 +165,19 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 			});
 		});
 
+		describe("query operators with the array fields declared (ensureArrayField), some documents written before", () => {
+			test.each(OPERATOR_CASES)("%s", async (_label, filter, expected) => {
+				const collection = fresh<Person>();
+				for (const person of PEOPLE.slice(0, 2)) await collection.insert(structuredClone(person));
+				for (const field of ["tags", "scores", "items", "address", "nick"]) await collection.ensureArrayField(field);
+				for (const person of PEOPLE.slice(2)) await collection.insert(structuredClone(person));
+				await collection.update({ _id: "a" }, { $push: { tags: "art" } });
+				await collection.update({ _id: "a" }, { $pull: { tags: "art" } });
+				expect(await ids(collection, filter)).toEqual(expected);
+				await expect(collection.count(filter)).resolves.toBe(expected.length);
+			});
+		});
+
 		describe("sort, skip, limit, projection", () => {
 			const rows = [
 				{ _id: "r1", group: "b", rank: 1 },

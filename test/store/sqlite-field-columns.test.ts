@@ -78,6 +78,9 @@ function filters(): Filter[] {
 		}
 	}
 	out.push({ $or: [{ v: 1 }, { "o.p": "text" }] }, { v: { $in: [true, 1, "1"] }, "o.p": { $ne: null } });
+	// Array fields' elements, read through JSON columns where the collection keeps them (ensureArrayField).
+	out.push({ v: { $size: 0 } }, { v: { $size: 3 } }, { o: { $size: 1 } }, { v: { $elemMatch: { $eq: "a" } } }, { o: { $elemMatch: { p: { $exists: true } } } });
+	out.push({ "v.0": 1 }, { "v.1": "a" }, { "o.0.p": { $exists: true } }, { v: { $regex: /^t/ } }, { v: { $not: /^t/ } });
 	return out;
 }
 
@@ -85,14 +88,18 @@ async function ids(collection: Collection, filter: Filter, sort?: Sort): Promise
 	return (await collection.find(filter, sort ? { sort } : {})).map(doc => doc._id);
 }
 
-/** Rows whose column differs from json_extract of the document, by value or by SQL type. */
-function columnMismatches(store: SqliteDocumentStore, table: string): unknown[] {
-	return FIELDS.flatMap(field => {
-		const column = `"@${field}"`;
-		const expression = `json_extract(doc, '$.${field}')`;
+/** Rows whose column differs from json_extract of the document (a JSON column: from its `->`), by value or by SQL type. */
+function columnMismatches(store: SqliteDocumentStore, table: string, fields: readonly string[] = FIELDS, json = false): unknown[] {
+	return fields.flatMap(field => {
+		const column = `"${json ? "#" : "@"}${field}"`;
+		const expression = json ? `doc -> '$.${field}'` : `json_extract(doc, '$.${field}')`;
 		return store.statement(`SELECT _id, ${column} AS c FROM "${table}" WHERE ${column} IS NOT ${expression} OR typeof(${column}) IS NOT typeof(${expression})`).all();
 	});
 }
+
+/** The fields the collection `kept` keeps as JSON columns: some declared before its documents are written, some after. */
+const KEPT_BEFORE = ["v"];
+const KEPT_AFTER = ["o", "o.p"];
 
 describe("sqlite field columns", () => {
 	test("an indexed collection answers every filter and sort like one without indexes, through inserts and updates of every kind of value", async () => {
@@ -100,22 +107,31 @@ describe("sqlite field columns", () => {
 		try {
 			const plain = store.collection("plain");
 			const indexed = store.collection("indexed");
+			const kept = store.collection("kept");
 			await indexed.ensureIndex({ fields: { v: 1 } });
 			await indexed.ensureIndex({ fields: { "o.p": 1, v: -1, _id: 1 } });
+			for (const field of KEPT_BEFORE) await kept.ensureArrayField(field);
 			const count = VALUES.length * 2;
 			for (let i = 0; i < count; i++) {
 				await plain.insert(docOf(i, 0));
 				await indexed.insert(docOf(i, 0));
+				await kept.insert(docOf(i, 0));
 			}
+			for (const field of KEPT_AFTER) await kept.ensureArrayField(field);
 			const compare = async (round: string) => {
 				expect({ round, mismatches: columnMismatches(store, "c_indexed") }).toEqual({ round, mismatches: [] });
+				expect({ round, mismatches: columnMismatches(store, "c_kept", [...KEPT_BEFORE, ...KEPT_AFTER], true) }).toEqual({ round, mismatches: [] });
 				for (const filter of filters()) {
 					const described = `${round}: ${JSON.stringify(filter)}`;
-					expect({ described, ids: await ids(indexed, filter) }).toEqual({ described, ids: await ids(plain, filter) });
+					const expected = { described, ids: await ids(plain, filter) };
+					expect({ described, ids: await ids(indexed, filter) }).toEqual(expected);
+					expect({ described, ids: await ids(kept, filter) }).toEqual(expected);
 				}
 				for (const sort of SORTS) {
 					const described = `${round}: sort ${JSON.stringify(sort)}`;
-					expect({ described, ids: await ids(indexed, {}, sort) }).toEqual({ described, ids: await ids(plain, {}, sort) });
+					const expected = { described, ids: await ids(plain, {}, sort) };
+					expect({ described, ids: await ids(indexed, {}, sort) }).toEqual(expected);
+					expect({ described, ids: await ids(kept, {}, sort) }).toEqual(expected);
 				}
 			};
 			await compare("inserted");
@@ -126,7 +142,7 @@ describe("sqlite field columns", () => {
 					if (next.v === undefined) unset.v = true;
 					if (next.o === undefined) unset.o = true;
 					const update: Update = { $set: { ...withField("v", next.v), ...withField("o", next.o) }, $unset: unset };
-					for (const collection of [plain, indexed]) {
+					for (const collection of [plain, indexed, kept]) {
 						if (i % 3 === 0) await collection.findOneAndUpdate({ _id: next._id }, update);
 						else await collection.update({ _id: next._id }, update);
 						// A write that changes no indexed field.
@@ -135,7 +151,7 @@ describe("sqlite field columns", () => {
 				}
 				await compare(`update round ${round}`);
 			}
-			for (const collection of [plain, indexed]) {
+			for (const collection of [plain, indexed, kept]) {
 				await collection.update({ _id: "new" }, { $set: { v: "upserted", o: { p: 2 } } }, { upsert: true });
 				await collection.update({ v: { $in: [1, 1.5] } }, { $set: { v: 1e21 } }, { multi: true });
 				await collection.update({ v: "text" }, { $set: { "o.p": "nested text" } }, { multi: true });
@@ -183,6 +199,29 @@ describe("sqlite field columns", () => {
 			expect(first.statement('SELECT _id, "@tag" AS tag FROM c_memos ORDER BY _id').all()).toEqual([
 				{ _id: "m1", tag: "c" },
 				{ _id: "m2", tag: "b" }
+			]);
+		} finally {
+			await first.close();
+			await second.close();
+		}
+	});
+
+	test("a JSON column another connection adds is written by this one from its next write, and read by filters", async () => {
+		const dir = path.join(root, "shared-json");
+		const first = new SqliteDocumentStore({ dir });
+		const second = new SqliteDocumentStore({ dir });
+		try {
+			await second.collection("memos").insert({ _id: "m1", tags: ["a"] });
+			await first.collection("memos").ensureArrayField("tags");
+			await second.collection("memos").insert({ _id: "m2", tags: ["b", "c"] });
+			await second.collection("memos").update({ _id: "m1" }, { $push: { tags: "c" } });
+			await expect(second.collection("memos").find({ tags: "c" }, { sort: { _id: 1 } })).resolves.toEqual([
+				{ _id: "m1", tags: ["a", "c"] },
+				{ _id: "m2", tags: ["b", "c"] }
+			]);
+			expect(first.statement('SELECT _id, "#tags" AS tags FROM c_memos ORDER BY _id').all()).toEqual([
+				{ _id: "m1", tags: '["a","c"]' },
+				{ _id: "m2", tags: '["b","c"]' }
 			]);
 		} finally {
 			await first.close();

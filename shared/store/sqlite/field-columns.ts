@@ -9,23 +9,36 @@ import { jsonPath, sqlString } from "./filter-sql.js";
  * UPDATE then names only the columns whose value changed, and SQLite rewrites only the index
  * entries that involve them (every expression index over `doc` was rewritten by every write:
  * ~53 entries per write of a memo). Queries and sorts read the column where the expression was.
+ *
+ * JSON columns, named `#<path>`, hold the JSON text of the value at a path (`doc -> '$.<path>'`,
+ * NULL when it is missing) for the array fields whose elements filters test
+ * (Collection.ensureArrayField): the test then parses that short text, not the whole document.
  */
 
 const PREFIX = "@";
+const JSON_PREFIX = "#";
 
-/** The field whose column `name` is, or null for `_id`, `doc` and anything else. */
-export function fieldOfColumn(name: string): string | null {
-	return name.startsWith(PREFIX) ? name.slice(PREFIX.length) : null;
+/** A field's column: its value (`json_extract`), or with `json` its JSON text (`->`). */
+export interface FieldColumn {
+	field: string;
+	json: boolean;
+}
+
+/** The field column `name` is, or null for `_id`, `doc` and anything else. */
+export function columnNamed(name: string): FieldColumn | null {
+	if (name.startsWith(PREFIX)) return { field: name.slice(PREFIX.length), json: false };
+	if (name.startsWith(JSON_PREFIX)) return { field: name.slice(JSON_PREFIX.length), json: true };
+	return null;
 }
 
 /** The quoted SQL name of `field`'s column (field names never hold a double quote: filter-sql.ts refuses them). */
-export function columnOf(field: string): string {
-	return `"${PREFIX}${field}"`;
+export function columnOf(field: string, json = false): string {
+	return `"${json ? JSON_PREFIX : PREFIX}${field}"`;
 }
 
 /** What fills `field`'s column from the document text bound as `?2`, or held by `doc` (a backfill). */
-export function columnValue(field: string, text = "?2"): string {
-	return `json_extract(${text}, ${sqlString(jsonPath(field))})`;
+export function columnValue(field: string, text = "?2", json = false): string {
+	return json ? `${text} -> ${sqlString(jsonPath(field))}` : `json_extract(${text}, ${sqlString(jsonPath(field))})`;
 }
 
 /**
@@ -47,20 +60,29 @@ function valueKey(doc: Record<string, unknown>, segments: readonly string[]): st
 
 /** A table's field columns and the statements that write them. */
 export class FieldColumns {
-	/** `jsonPath(field)` → the column, for the query translation. */
+	/** The fields with a value column. */
+	readonly fields: readonly string[];
+	/** The fields with a JSON column. */
+	readonly jsonFields: readonly string[];
+	/** `jsonPath(field)` → the value column, for the query translation. */
 	readonly byPath: ReadonlyMap<string, string>;
+	/** `jsonPath(field)` → the JSON column, for the query translation. */
+	readonly jsonByPath: ReadonlyMap<string, string>;
 	private readonly segments: string[][];
 	private readonly insertSql: string;
 	private readonly updates = new Map<string, string>();
 
 	constructor(
 		private readonly table: string,
-		readonly fields: readonly string[]
+		private readonly columns: readonly FieldColumn[]
 	) {
-		this.byPath = new Map(fields.map(field => [jsonPath(field), columnOf(field)]));
-		this.segments = fields.map(field => field.split("."));
-		const names = fields.map(field => `, ${columnOf(field)}`).join("");
-		const values = fields.map(field => `, ${columnValue(field)}`).join("");
+		this.fields = columns.filter(column => !column.json).map(column => column.field);
+		this.jsonFields = columns.filter(column => column.json).map(column => column.field);
+		this.byPath = new Map(this.fields.map(field => [jsonPath(field), columnOf(field)]));
+		this.jsonByPath = new Map(this.jsonFields.map(field => [jsonPath(field), columnOf(field, true)]));
+		this.segments = columns.map(column => column.field.split("."));
+		const names = columns.map(column => `, ${columnOf(column.field, column.json)}`).join("");
+		const values = columns.map(column => `, ${columnValue(column.field, "?2", column.json)}`).join("");
 		this.insertSql = `INSERT INTO ${table} (_id, doc${names}) VALUES (?1, ?2${values})`;
 	}
 
@@ -76,11 +98,12 @@ export class FieldColumns {
 
 	/** The UPDATE of row `_id` (?1) to the text ?2 that writes the columns whose keys differ from `before`. */
 	update(before: readonly string[], after: readonly string[]): string {
-		const changed = this.fields.filter((_, i) => before[i] !== after[i]);
-		const cacheKey = changed.join("\n");
+		const changed = this.columns.filter((_, i) => before[i] !== after[i]);
+		const cacheKey = changed.map(column => columnOf(column.field, column.json)).join("\n");
 		let sql = this.updates.get(cacheKey);
 		if (sql === undefined) {
-			sql = `UPDATE ${this.table} SET doc = ?2${changed.map(field => `, ${columnOf(field)} = ${columnValue(field)}`).join("")} WHERE _id = ?1`;
+			const sets = changed.map(column => `, ${columnOf(column.field, column.json)} = ${columnValue(column.field, "?2", column.json)}`).join("");
+			sql = `UPDATE ${this.table} SET doc = ?2${sets} WHERE _id = ?1`;
 			this.updates.set(cacheKey, sql);
 		}
 		return sql;
