@@ -1,4 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
+import { noteJsonText } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "./list-memos.js";
 import type { ListMemosQuery } from "./list-params.js";
@@ -33,7 +34,7 @@ export interface ListMemosCacheOptions {
  * answers of the service's in-process caches, asked again at each hit. Least recently used
  * entries go first past `maxBytes`. Responses are deep-frozen: embedded, the gateway gets the
  * very object, and a consumer that tried to change one would throw rather than alter what the
- * next caller reads.
+ * next caller reads; their JSON text is noted for the gateway (shared/encoded-json.ts).
  */
 export class ListMemosCache {
 	private readonly entries = new Map<string, Entry>();
@@ -70,7 +71,11 @@ export class ListMemosCache {
 		const response = deepFreeze(await compute(recordingPeers(peers, checks)));
 		// A write that committed (or began) while the response was computed moved the token: the
 		// response may hold some of it and not the rest, so it is not kept under either token.
-		if (this.options.changeToken() === token) this.keep(key, { token, checks, response, bytes: approximateBytes(key, response) });
+		if (this.options.changeToken() === token) {
+			const text = JSON.stringify(response);
+			noteJsonText(response, text);
+			this.keep(key, { token, checks, response, bytes: approximateBytes(key, text) });
+		}
 		return response;
 	}
 
@@ -131,7 +136,10 @@ function deepFreeze<T>(value: T): T {
 	return Object.freeze(value);
 }
 
-/** The JSON text's length, doubled for the objects' overhead in memory: an estimate, as the byte budget needs no more. */
-function approximateBytes(key: string, response: ListMemosResponse): number {
-	return 2 * (key.length + JSON.stringify(response).length);
+/**
+ * Three times the key's and the JSON text's length: the objects in memory (about twice the
+ * text) and the text kept beside them for the gateway. An estimate, as the byte budget needs no more.
+ */
+function approximateBytes(key: string, text: string): number {
+	return 3 * (key.length + text.length);
 }

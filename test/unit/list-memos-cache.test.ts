@@ -1,4 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
+import { jsonText } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "../../services/memos/list-memos.js";
 import { ListMemosCache } from "../../services/memos/list-memos-cache.js";
@@ -88,9 +89,15 @@ test("kept responses are frozen: a consumer that changes one throws", async () =
 	expect((await list()).memos[0]).toMatchObject({ creator: "users/bob" });
 });
 
+test("the JSON text the gateway sends for a kept response is the response's", async () => {
+	const { list } = fixture();
+	const kept = await list();
+	expect(jsonText(kept)).toBe(JSON.stringify(kept));
+});
+
 test("past the byte budget the least recently used entry goes first", async () => {
-	// Each entry's estimate (twice its key's and response's JSON) is about 360 bytes: room for two.
-	const { state, list } = fixture(800);
+	// Each entry's estimate (three times its key's and response's JSON) is about 540 bytes: room for two.
+	const { state, list } = fixture(1200);
 	const page = (pageSize: number) => list(undefined, alice, { ...query, pageSize });
 	await page(1);
 	await page(2);
