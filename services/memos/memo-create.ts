@@ -70,10 +70,11 @@ export function parseCreateMemo(params: CreateMemoParams, contentLimit: number, 
 	};
 }
 
-/** A created memo and the attachments it was created with, in display order. */
+/** A created memo, the attachments it was created with, in display order, and whether it was created with relations. */
 export interface CreatedMemo {
 	memo: MemoDoc;
 	attachments: Record<string, unknown>[];
+	related: boolean;
 }
 
 /** CreateMemo, and CreateMemoComment with the commented memo as `parent` (contract 7.3, 7.7). */
@@ -123,5 +124,5 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	await notifySaved(deps, memo, now);
 	// A comment is announced by CreateMemoComment, once it is sure to stay one.
 	if (parentId === null) await deps.announce(memoEvents.created, memoChangeEvent(memo, caller, now));
-	return { memo, attachments };
+	return { memo, attachments, related: relatedIds.length > 0 };
 }

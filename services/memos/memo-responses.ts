@@ -1,6 +1,6 @@
 import type { Caller } from "../../shared/caller.js";
 import { formatName } from "../../shared/names.js";
-import type { MemoDoc } from "./memo-doc.js";
+import type { MemoDoc, ReactionDoc } from "./memo-doc.js";
 import { toMemoJson } from "./memo-json.js";
 import type { AttachmentsByMemo, MemosDeps } from "./memos-deps.js";
 import { reactionsFor, toReactionJson } from "./reactions.js";
@@ -13,13 +13,18 @@ export interface MemoResponseOptions {
 	shared?: boolean;
 	/** The memos' attachments when the caller already has them (CreateMemo): no `attachments.forMemos` call. */
 	attachments?: AttachmentsByMemo;
+	/**
+	 * CreateMemo's memo, created without relations: answered as created, with no relation and no
+	 * reaction, so neither is read.
+	 */
+	asCreated?: boolean;
 }
 
 /**
  * Memo messages for `docs` with everything a response carries: the creators' and reactors'
  * names (one `auth.lookupUsers` call, none when the caller is the only one), attachments (one
  * `attachments.forMemos` call unless given), relations and reactions (a fixed number of
- * queries), whatever the number of memos.
+ * queries, none `asCreated`), whatever the number of memos.
  */
 export async function memoResponses(
 	deps: MemosDeps,
@@ -29,10 +34,11 @@ export async function memoResponses(
 ): Promise<Record<string, unknown>[]> {
 	if (docs.length === 0) return [];
 	const ids = docs.map(doc => doc._id);
+	const none = options.shared === true || options.asCreated === true;
 	const [attachments, relations, reactions] = await Promise.all([
 		options.attachments ?? deps.peers.attachmentsOf(ids),
-		options.shared === true ? new Map<string, Record<string, unknown>[]>() : relationsFor(deps.store, docs, caller, await deps.peers.spacesOf(caller)),
-		reactionsFor(deps.store, ids)
+		none ? new Map<string, Record<string, unknown>[]>() : relationsFor(deps.store, docs, caller, await deps.peers.spacesOf(caller)),
+		options.asCreated === true ? new Map<string, ReactionDoc[]>() : reactionsFor(deps.store, ids)
 	]);
 	const userIds = [...docs.map(doc => doc.creatorId), ...[...reactions.values()].flat().map(reaction => reaction.creatorId)];
 	// The caller's own name came with the request.

@@ -277,9 +277,9 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: Ctx<CreateMemoParams>) {
 				const caller = signedIn(ctx);
 				const deps = this.deps(ctx);
-				const { memo, attachments } = await createMemo(deps, caller, ctx.params, null, requestTime(ctx));
+				const { memo, attachments, related } = await createMemo(deps, caller, ctx.params, null, requestTime(ctx));
 				// A new memo has only the attachments it was created with: no `attachments.forMemos` call.
-				const [json] = await memoResponses(deps, caller, [memo], { attachments: { [memo._id]: attachments } });
+				const [json] = await memoResponses(deps, caller, [memo], { attachments: { [memo._id]: attachments }, asCreated: !related });
 				await deps.relayNow([memo], [json!]);
 				return json;
 			}

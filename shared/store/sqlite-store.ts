@@ -283,9 +283,10 @@ export class SqliteDocumentStore implements DocumentStore {
 		let group: WriteGroup | null = null;
 		try {
 			group = this.openGroup();
-			this.db.exec("SAVEPOINT write");
+			// Prepared once: every write runs these, and exec() would parse them each time.
+			this.statement("SAVEPOINT write").run();
 			const result = work();
-			this.db.exec("RELEASE write");
+			this.statement("RELEASE write").run();
 			await group.committed;
 			return result;
 		} catch (err) {
@@ -318,7 +319,7 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.group = group;
 		this.localChanges += 1;
 		// With the write lock held, what other connections committed (a column added) is final until the commit.
-		this.sync();
+		this.checkDataVersion();
 		setImmediate(() => {
 			if (this.group === group) this.commitGroup();
 		});
@@ -351,10 +352,15 @@ export class SqliteDocumentStore implements DocumentStore {
 	/**
 	 * Called before each operation and when a write transaction begins: when another connection
 	 * (another process) has committed since, the collections re-read which paths hold arrays and
-	 * which columns their table has, as that process may have added some.
+	 * which columns their table has, as that process may have added some. Not while this turn's
+	 * write group is open: it holds the write lock, so nothing was committed since it began.
 	 */
 	sync(): void {
 		this.checkOpen();
+		if (this.group === null) this.checkDataVersion();
+	}
+
+	private checkDataVersion(): void {
 		const version = Number((this.statement("PRAGMA data_version").get() as Row).data_version);
 		if (version === this.dataVersion) return;
 		this.dataVersion = version;
@@ -778,7 +784,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		checkUpdate(update);
 		return this.write(() => {
 			const [row] = this.select(filter, 1);
-			if (row) return this.rewrite(row, update);
+			if (row) return toDoc<T>(row._id as string, this.rewrite(row, update));
 			return options.upsert ? this.upsert(filter, update) : null;
 		});
 	}
@@ -846,8 +852,8 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		return this.store.statement(sql).all(...translator.params) as Row[];
 	}
 
-	/** Applies `update` to a selected row and writes it back; returns the document as stored. */
-	private rewrite(row: Row, update: Update): T {
+	/** Applies `update` to a selected row and writes it back; returns the document's text as stored (decoded only where asked for). */
+	private rewrite(row: Row, update: Update): string {
 		const doc = toDoc<T>(row._id as string, row.doc as string);
 		const columns = this.columns();
 		const before = columns.keys(doc);
@@ -857,7 +863,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		const text = JSON.stringify(json);
 		this.noteArrays(json);
 		this.store.statement(columns.update(before, columns.keys(doc))).run(_id, text);
-		return toDoc<T>(_id, text);
+		return text;
 	}
 
 	/** Inserts what MongoDB would: the filter's equality fields with the update applied, `_id` from the filter or new. */
