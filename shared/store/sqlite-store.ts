@@ -20,6 +20,10 @@ const BUSY_TIMEOUT_MS = 5000;
 // Statements are prepared once per SQL text; filters with lists of varying length make new texts.
 const STATEMENT_CACHE_SIZE = 2000;
 const REGEX_CACHE_SIZE = 500;
+// SQLite's page cache per connection, in KiB (its default is 2,000). A tag-filtered list reads a
+// few hundred memo rows spread over as many pages: at the default most were read again through
+// pread at every list (~0.5 ms of system time per page of 50), at 8 MiB they stay cached.
+const PAGE_CACHE_KIB = 8192;
 // The collection size the planner statistics of an index describe (see createIndex).
 const ASSUMED_ROWS = 1_000_000;
 // What the write probe of a failing store writes (and removes): room for a few documents.
@@ -148,6 +152,7 @@ export class SqliteDocumentStore implements DocumentStore {
 			// which SQLite moves to a temporary file past 64 KiB: a new memo changes a page in each of
 			// its ~57 indexes, so every insert wrote ~230 KiB to a file the commit then discards.
 			db.exec("PRAGMA temp_store = MEMORY");
+			db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
 			if (exclusive) db.exec("PRAGMA locking_mode = EXCLUSIVE");
 			if (this.file !== null) {
 				db.exec("PRAGMA journal_mode = WAL");
