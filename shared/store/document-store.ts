@@ -118,9 +118,9 @@ export interface DocumentStore {
 	/** Bytes the store occupies, or -1 when it cannot be measured. */
 	sizeBytes(): Promise<number>;
 	/**
-	 * Optional: a value that moves whenever anything in the store may change, every collection
-	 * and every writer (this process's or another's) alike; equal values read at two moments mean
-	 * nothing was written or being written in between, so what was read at the first still holds.
+	 * Optional: a value that moves whenever anything in the store changes, every collection and
+	 * every writer (this process's or another's) alike; equal values read at two moments mean no
+	 * document changed in between, so what was read at the first still holds.
 	 * Absent where the store cannot tell (the MongoDB adapter): what relies on it is off there.
 	 */
 	changeToken?(): string;

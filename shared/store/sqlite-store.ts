@@ -87,8 +87,8 @@ export class SqliteDocumentStore implements DocumentStore {
 	private readonly statements = new BoundedCache<string, StatementSync>({ ttlMs: Infinity, maxEntries: STATEMENT_CACHE_SIZE });
 	private readonly collections = new Map<string, SqliteCollection<Doc>>();
 	private dataVersion = -1;
-	/** Moves at every change this connection begins or ends (a write, a commit, a rollback, a reconnection): see changeToken. */
-	private localChanges = 0;
+	/** Counts the connections opened: a new one counts its changes from 0 again (see changeToken). */
+	private connections = 0;
 	private closed = false;
 	/** The open transaction of this turn's writes, until its commit (see the class comment). */
 	private group: WriteGroup | null = null;
@@ -212,7 +212,7 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.statements.invalidate();
 		this.db.close();
 		this.dataVersion = -1;
-		this.localChanges += 1;
+		this.connections += 1;
 		try {
 			this.db = this.connect(false);
 			this.exclusive = false;
@@ -233,14 +233,17 @@ export class SqliteDocumentStore implements DocumentStore {
 	}
 
 	/**
-	 * This connection's own changes, and SQLite's `data_version`, which moves when another
-	 * connection (another process) commits. A write group counts when it opens and when it ends,
-	 * so a read that overlapped one (and saw its uncommitted rows) never matches the token read
-	 * before it began.
+	 * The rows this connection has inserted, updated or deleted (`total_changes()`, counted as each
+	 * statement runs, before its commit), and SQLite's `data_version`, which moves when another
+	 * connection (another process) commits. A read that saw a write's uncommitted rows answers only
+	 * once they are committed (readSettled), so the token read before it either counted them or
+	 * differs from the one read after. A write that changes no row (a delete of nothing, as the
+	 * webhook queue's housekeeping makes every few seconds) leaves the token as it was.
 	 */
 	changeToken(): string {
 		this.checkOpen();
-		return `${this.localChanges}:${String((this.statement("PRAGMA data_version").get() as Row).data_version)}`;
+		const row = this.statement("SELECT total_changes() AS changes, data_version AS version FROM pragma_data_version").get() as Row;
+		return `${this.connections}:${String(row.changes)}:${String(row.version)}`;
 	}
 
 	async close(): Promise<void> {
@@ -265,7 +268,6 @@ export class SqliteDocumentStore implements DocumentStore {
 	transaction<R>(work: () => R): R {
 		this.checkOpen();
 		this.commitGroup();
-		this.localChanges += 1;
 		try {
 			this.db.exec("BEGIN IMMEDIATE");
 			this.sync();
@@ -322,7 +324,6 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.db.exec("BEGIN IMMEDIATE");
 		const group = new WriteGroup();
 		this.group = group;
-		this.localChanges += 1;
 		// With the write lock held, what other connections committed (a column added) is final until the commit.
 		this.checkDataVersion();
 		setImmediate(() => {
@@ -334,7 +335,6 @@ export class SqliteDocumentStore implements DocumentStore {
 	private commitGroup(): void {
 		const group = this.group;
 		if (group === null) return;
-		this.localChanges += 1;
 		try {
 			this.db.exec("COMMIT");
 			this.group = null;
@@ -349,7 +349,6 @@ export class SqliteDocumentStore implements DocumentStore {
 	/** The group's writes were rolled back: each collection re-reads what they noted, and each waiting operation fails. */
 	private failGroup(group: WriteGroup, err: unknown): void {
 		this.group = null;
-		this.localChanges += 1;
 		for (const collection of this.collections.values()) collection.rolledBack();
 		group.reject(err);
 	}
@@ -431,7 +430,6 @@ export class SqliteDocumentStore implements DocumentStore {
 	/** Runs `sql` on its own, after this turn's writes are committed (tests, pragmas). */
 	exec(sql: string): void {
 		this.commitGroup();
-		this.localChanges += 1;
 		this.db.exec(sql);
 	}
 

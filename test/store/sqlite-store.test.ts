@@ -246,16 +246,19 @@ describe("sqlite store change token", () => {
 		}
 	});
 
-	test("moves as soon as a write begins, before its commit, and again at the commit", async () => {
+	test("moves as soon as a write is made, before its commit; a write that changes no row leaves it", async () => {
 		const store = new SqliteDocumentStore({ dir: null });
 		try {
 			const memos = store.collection("memos");
+			await memos.insert({ _id: "m0" });
 			const before = store.changeToken();
 			const written = memos.insert({ _id: "m1" });
 			const pending = store.changeToken();
 			expect(pending).not.toBe(before);
 			await written;
-			expect(store.changeToken()).not.toBe(pending);
+			await memos.remove({ _id: "none" }, { multi: true });
+			await memos.update({ _id: "none" }, { $set: { a: 1 } });
+			expect(store.changeToken()).toBe(pending);
 		} finally {
 			await store.close();
 		}
