@@ -2,6 +2,8 @@ import type { Socket } from "node:net";
 import { Errors, Transporters } from "moleculer";
 import { headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
 import { defineEvent } from "../contract.js";
+import { sizeMessageBuffers } from "./nats-message-buffers.js";
+import { writeLargePayloadsUncopied } from "./nats-outbound-writes.js";
 
 /** Moleculer's own local event that stops the heartbeat timers while the transporter is down. */
 const TRANSPORTER_DISCONNECTED = defineEvent<{ graceFul: boolean }>("$transporter.disconnected");
@@ -48,7 +50,7 @@ export const STREAM_QUEUE_BYTES = 4 * 1024 * 1024;
 
 /** The parts of the NATS client (nats.js 2.x, not exported) that hold bytes not yet written. */
 interface ClientInternals {
-	protocol?: { outbound?: { size(): number }; transport?: { socket?: Socket } };
+	protocol?: { outbound?: { size(): number }; transport?: { socket?: Socket }; parser?: unknown };
 }
 
 /** The message's bytes as a Buffer over the same memory. */
@@ -102,6 +104,8 @@ export class NatsTransporter extends Transporters.NATS {
 		await super.connect();
 		const client = this.nats as NatsConnection;
 		if (typeof (client as ClientInternals).protocol?.outbound?.size !== "function") throw new Error("the NATS client's outbound buffer is not where nats.js 2.x keeps it: stream flow control cannot see it");
+		sizeMessageBuffers((client as ClientInternals).protocol?.parser);
+		writeLargePayloadsUncopied((client as ClientInternals).protocol);
 		this.transit.opts.maxChunkSize = streamChunkBytes(client.info?.max_payload);
 		void this.followStatus(client);
 	}
