@@ -39,6 +39,11 @@ const VALUES: unknown[] = [
 	"[1]",
 	'{"a":1}',
 	"é💡",
+	// Strings JSON spells with escapes (a quote, a backslash, control characters, a lone surrogate, U+2028).
+	'a"b\\c',
+	"line\nbreak\u0001\u001f",
+	"\ud800",
+	"\u2028",
 	{ a: 1, b: "x" },
 	{},
 	[1, "a", null],
@@ -79,6 +84,7 @@ function filters(): Filter[] {
 	}
 	out.push({ $or: [{ v: 1 }, { "o.p": "text" }] }, { v: { $in: [true, 1, "1"] }, "o.p": { $ne: null } });
 	// Array fields' elements, read through JSON columns where the collection keeps them (ensureArrayField).
+	out.push({ v: { $in: ['a"b\\c', "\ud800"] } }, { v: { $eq: "line\nbreak\u0001\u001f" } }, { v: { $in: ["a", "[1]"] } }, { "o.p": { $in: ["text", "é💡"] } });
 	out.push({ v: { $size: 0 } }, { v: { $size: 3 } }, { o: { $size: 1 } }, { v: { $elemMatch: { $eq: "a" } } }, { o: { $elemMatch: { p: { $exists: true } } } });
 	out.push({ "v.0": 1 }, { "v.1": "a" }, { "o.0.p": { $exists: true } }, { v: { $regex: /^t/ } }, { v: { $not: /^t/ } });
 	return out;
