@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServiceBroker } from "moleculer";
+import { Series, type SeriesMetric } from "../../shared/runtime/metric-series.js";
 import type { AnswerObserver } from "./answered-requests.js";
 import type { RouteSpec } from "./route-spec.js";
 
@@ -15,7 +16,7 @@ const SSE_SLOW_CLOSED = "memos.sse.streams.slow.closed.total";
 
 const LABELS = ["method", "route", "code"];
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
-const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const KNOWN_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 type RoutedRequest = IncomingMessage & { $alias?: { fullPath?: string; spec?: RouteSpec } };
 
@@ -40,11 +41,28 @@ export function httpMetrics(broker: ServiceBroker): AnswerObserver | undefined {
 		unit: "seconds",
 		description: "Time from request to the end of the response"
 	});
+	const total = broker.metrics.getMetric(HTTP_REQUESTS_TOTAL) as unknown as SeriesMetric;
+	const duration = broker.metrics.getMetric(HTTP_REQUEST_DURATION) as unknown as SeriesMetric;
+	// The label set and series of each route, method and status, made once: by route, then by
+	// a number for the method and status (no string built per request).
+	const series = new Map<string, Map<number, Series>>();
 	return (req: RoutedRequest, res: ServerResponse, seconds: number) => {
-		const method = req.method !== undefined && KNOWN_METHODS.has(req.method) ? req.method : "OTHER";
-		const labels = { method, route: routeLabel(req), code: String(res.statusCode) };
-		broker.metrics.increment(HTTP_REQUESTS_TOTAL, labels);
-		broker.metrics.observe(HTTP_REQUEST_DURATION, seconds, labels);
+		const known = req.method === undefined ? -1 : KNOWN_METHODS.indexOf(req.method);
+		const route = routeLabel(req);
+		let byRoute = series.get(route);
+		if (byRoute === undefined) {
+			byRoute = new Map();
+			series.set(route, byRoute);
+		}
+		const key = res.statusCode * (KNOWN_METHODS.length + 1) + known + 1;
+		let counted = byRoute.get(key);
+		if (counted === undefined) {
+			counted = new Series(total, { method: known < 0 ? "OTHER" : KNOWN_METHODS[known], route, code: String(res.statusCode) });
+			byRoute.set(key, counted);
+		}
+		const now = Date.now();
+		counted.add(1, now);
+		duration.observe(seconds, counted.labels, now);
 	};
 }
 

@@ -30,10 +30,12 @@ let stdout: ReturnType<typeof pino.destination> | undefined;
 
 /**
  * Log lines go to stdout asynchronously (a request never waits for a write), through one
- * stream per process; pino flushes it when the process exits.
+ * stream per process; pino flushes it when the process exits. Lines are written in batches of
+ * some 4 KiB, or after at most 100 ms: one write per access-log line (a thread-pool job and
+ * the wake-ups around it) cost the profile request some 5 µs of CPU.
  */
 function stdoutDestination(): ReturnType<typeof pino.destination> {
-	stdout ??= pino.destination({ dest: 1, sync: false });
+	stdout ??= pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 });
 	return stdout;
 }
 

@@ -1,4 +1,5 @@
 import { Errors, METRIC, type ActionSchema, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { RequestMetricsMiddleware } from "./request-metrics.js";
 
 type Handler = (ctx: Context) => Promise<unknown>;
 type ActionDef = ActionSchema & { name: string; timeout?: number; service?: { fullName?: string } };
@@ -81,8 +82,11 @@ export const CallDeadlineMiddleware: Middleware = {
 /**
  * Every broker's middlewares, innermost first: ours, then Moleculer's own in its order
  * (`INTERNAL_MIDDLEWARES` of service-broker.js, which BrokerOptions.internalMiddlewares: false
- * leaves out) with its Timeout replaced by CallDeadline, inside the context tracker.
+ * leaves out) with its Timeout replaced by CallDeadline, inside the context tracker, and its
+ * Metrics by RequestMetrics (given as a factory, which Moleculer takes although its typings
+ * name only objects).
  */
 export function brokerMiddlewares(own: Middleware[]): (Middleware | string)[] {
-	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", "CircuitBreaker", "Retry", "Fallback", "ErrorHandler", "Tracing", "Metrics", "Debounce", "Throttle"];
+	const metrics = RequestMetricsMiddleware as unknown as Middleware;
+	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", "CircuitBreaker", "Retry", "Fallback", "ErrorHandler", "Tracing", metrics, "Debounce", "Throttle"];
 }

@@ -1,0 +1,90 @@
+import * as moleculer from "moleculer";
+import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { Series, type Labels, type SeriesMetric } from "./metric-series.js";
+
+type Handler = (ctx: Context) => Promise<unknown>;
+type ActionDef = { name: string; service?: { fullName?: string } };
+
+/** Moleculer's own Metrics middleware (not in its typings). */
+const moleculerMetrics = (moleculer as unknown as { Middlewares: { Metrics: (broker: ServiceBroker) => Middleware } }).Middlewares.Metrics;
+
+/** The series one action's calls from one caller update. */
+interface CallSeries {
+	labels: Labels;
+	total: Series;
+	active: Series;
+}
+
+/**
+ * Moleculer's request metrics (`moleculer_request_total`, `_active`, `_levels_total`,
+ * `_time_seconds`, `_error_total`), the same series with the same labels and values, for less:
+ * Moleculer's Metrics middleware builds five label objects per call, looks each metric up by
+ * name, hashes the labels again for every update (twice for the active gauge) and reads the
+ * clock through arrays; here the label sets and series keys are made once per action and caller.
+ * Every other part of Moleculer's middleware (its registrations, events, transit) is its own.
+ */
+export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
+	const own = moleculerMetrics(broker);
+	if (!broker.isMetricsEnabled()) return own;
+	const metric = (name: string) => broker.metrics.getMetric(name) as unknown as SeriesMetric;
+	const levels = new Map<number, Series>();
+	const levelSeries = (level: number) => {
+		let series = levels.get(level);
+		if (series === undefined) {
+			series = new Series(metric(METRIC.MOLECULER_REQUEST_LEVELS), { level });
+			levels.set(level, series);
+		}
+		return series;
+	};
+
+	function wrap(next: Handler, action: ActionDef, type: "local" | "remote"): Handler {
+		const service = action.service?.fullName ?? null;
+		const byCaller = new Map<unknown, CallSeries>();
+		const seriesOf = (caller: unknown) => {
+			let series = byCaller.get(caller);
+			if (series === undefined) {
+				const labels = { service, action: action.name, caller, type };
+				series = { labels, total: new Series(metric(METRIC.MOLECULER_REQUEST_TOTAL), labels), active: new Series(metric(METRIC.MOLECULER_REQUEST_ACTIVE), labels) };
+				byCaller.set(caller, series);
+			}
+			return series;
+		};
+		const time = metric(METRIC.MOLECULER_REQUEST_TIME);
+		return ctx => {
+			const series = seriesOf(ctx.caller);
+			const now = Date.now();
+			series.total.add(1, now);
+			series.active.add(1, now);
+			levelSeries(ctx.level).add(1, now);
+			const start = performance.now();
+			const settle = () => {
+				const end = Date.now();
+				time.observe(performance.now() - start, series.labels, end);
+				series.active.add(-1, end);
+			};
+			return next(ctx).then(
+				result => {
+					settle();
+					return result;
+				},
+				(err: unknown) => {
+					settle();
+					const { name, code, type: errorType } = (err ?? {}) as { name?: unknown; code?: unknown; type?: unknown };
+					broker.metrics.increment(METRIC.MOLECULER_REQUEST_ERROR_TOTAL, {
+						...series.labels,
+						errorName: err ? name : null,
+						errorCode: err ? code : null,
+						errorType: err ? errorType : null
+					});
+					throw err;
+				}
+			);
+		};
+	}
+
+	return {
+		...own,
+		localAction: (next: Handler, action: ActionDef) => wrap(next, action, "local"),
+		remoteAction: (next: Handler, action: ActionDef) => wrap(next, action, "remote")
+	} as Middleware;
+}
