@@ -19,6 +19,12 @@ const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const BUSY_TIMEOUT_MS = 5000;
 // Statements are prepared once per SQL text; filters with lists of varying length make new texts.
 const STATEMENT_CACHE_SIZE = 2000;
+/**
+ * Turns a write group stays open at most after its first (see the class comment), so a write
+ * waits at most this many turns more for its commit; under 16 concurrent CreateMemo requests
+ * a group then holds about 13 writes instead of 10.
+ */
+const GROUP_TURNS = 4;
 const REGEX_CACHE_SIZE = 500;
 // SQLite's page cache per connection, in KiB (its default is 2,000). A tag-filtered list reads a
 // few hundred memo rows spread over as many pages: at the default most were read again through
@@ -61,11 +67,11 @@ interface IndexStatement {
  * columns; filters are translated to SQL (sqlite/filter-sql.ts).
  *
  * Every write is all or nothing, so a failed write (a unique clash, a full disk, a crash)
- * leaves nothing behind. The writes of one turn of the event loop share one IMMEDIATE
- * transaction, each in a savepoint of its own, committed once the turn's I/O callbacks have
- * run (group commit): a commit writes every page it changed to the WAL, and a new memo's ~50
- * index entries put consecutive writes on the same pages, so one commit for many writes costs
- * little more than one for one. Nothing is acknowledged before its commit: a write resolves,
+ * leaves nothing behind. Writes share one IMMEDIATE transaction, each in a savepoint of its
+ * own, committed at the first turn of the event loop in which no write joined it, and at the
+ * latest GROUP_TURNS turns after its first (group commit): a commit writes every page it changed
+ * to the WAL, and a new memo's ~50 index entries put consecutive writes on the same pages, so
+ * one commit for many writes costs little more than one for one. Nothing is acknowledged before its commit: a write resolves,
  * and a read made while writes are uncommitted answers, only after it, so a failed commit
  * fails them all and no failed write is ever seen. The file is in WAL mode with a busy
  * time-out, so several processes of one host can share it: readers never wait, writers queue.
@@ -290,6 +296,7 @@ export class SqliteDocumentStore implements DocumentStore {
 		let group: WriteGroup | null = null;
 		try {
 			group = this.openGroup();
+			group.writes += 1;
 			// Prepared once: every write runs these, and exec() would parse them each time.
 			this.statement("SAVEPOINT write").run();
 			const result = work();
@@ -326,10 +333,21 @@ export class SqliteDocumentStore implements DocumentStore {
 		this.group = group;
 		// With the write lock held, what other connections committed (a column added) is final until the commit.
 		this.checkDataVersion();
-		setImmediate(() => {
-			if (this.group === group) this.commitGroup();
-		});
+		this.commitWhenQuiet(group, 0, 0);
 		return group;
+	}
+
+	/**
+	 * Commits `group` after this turn unless writes joined it since `seen` of them had (and fewer
+	 * than GROUP_TURNS turns have passed): under concurrent requests, whose writes are spread over
+	 * the turns, the writes of several turns then share a commit.
+	 */
+	private commitWhenQuiet(group: WriteGroup, seen: number, turns: number): void {
+		setImmediate(() => {
+			if (this.group !== group) return;
+			if (group.writes > seen && turns < GROUP_TURNS) this.commitWhenQuiet(group, group.writes, turns + 1);
+			else this.commitGroup();
+		});
 	}
 
 	private commitGroup(): void {
@@ -446,6 +464,8 @@ export class SqliteDocumentStore implements DocumentStore {
 /** The transaction of one turn's writes: `committed` settles when it is committed or rolled back. */
 class WriteGroup {
 	readonly committed: Promise<void>;
+	/** Writes that joined the group so far. */
+	writes = 0;
 	resolve!: () => void;
 	reject!: (err: unknown) => void;
 
