@@ -20,6 +20,12 @@ interface Entry {
 	bytes: number;
 }
 
+/** A computed response, and whether it may be kept: not when it depends on more than the store, the key and the peers (a filter that reads the request time). */
+export interface Computed {
+	response: ListMemosResponse;
+	cacheable: boolean;
+}
+
 export interface ListMemosCacheOptions {
 	maxBytes: number;
 	/** The store's change token (DocumentStore.changeToken), or null while responses may not be cached. */
@@ -43,20 +49,16 @@ export class ListMemosCache {
 	constructor(private readonly options: ListMemosCacheOptions) {}
 
 	/**
-	 * The response of `compute`, or the one kept for the same caller and query while it holds.
-	 * `peers` are those `compute` would use; `cacheable` is false when the response depends on
-	 * more than those, the store and the key (a filter that reads the request time).
+	 * The response kept for the same caller and query while it holds, or `compute`'s, kept when it
+	 * says it may be. `peers` are those `compute` would use. Nothing of the request is parsed
+	 * before the lookup: a kept entry was computed from the same query text, so it was cacheable.
 	 */
-	async response(
-		request: { caller: Caller | null; query: ListMemosQuery; cacheable: boolean },
-		peers: MemosPeers,
-		compute: (peers: MemosPeers) => Promise<ListMemosResponse>
-	): Promise<ListMemosResponse> {
+	async response(request: { caller: Caller | null; query: ListMemosQuery }, peers: MemosPeers, compute: (peers: MemosPeers) => Promise<Computed>): Promise<ListMemosResponse> {
 		const { caller, query } = request;
-		const token = request.cacheable ? this.options.changeToken() : null;
+		const token = this.options.changeToken();
 		if (token === null) {
 			this.options.count("bypass");
-			return compute(peers);
+			return (await compute(peers)).response;
 		}
 		const key = JSON.stringify([caller?.id ?? null, caller?.username ?? null, caller?.role ?? null, query]);
 		const entry = this.entries.get(key);
@@ -66,9 +68,14 @@ export class ListMemosCache {
 			this.options.count("hit");
 			return entry.response;
 		}
-		this.options.count("miss");
 		const checks: PeerCheck[] = [];
-		const response = deepFreeze(await compute(recordingPeers(peers, checks)));
+		const computed = await compute(recordingPeers(peers, checks));
+		if (!computed.cacheable) {
+			this.options.count("bypass");
+			return computed.response;
+		}
+		this.options.count("miss");
+		const response = deepFreeze(computed.response);
 		// A write that committed (or began) while the response was computed moved the token: the
 		// response may hold some of it and not the rest, so it is not kept under either token.
 		if (this.options.changeToken() === token) {

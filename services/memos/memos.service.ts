@@ -263,12 +263,14 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const caller = ctx.meta.user ?? null;
 				const query = parseListMemosQuery(ctx.params);
-				const filter = parseMemoFilter(query.filter);
 				const deps = this.deps(ctx);
 				const now = requestTime(ctx);
-				const compute = (peers: MemosPeers) => listMemosResponse({ ...deps, peers }, caller, query, filter, now);
-				if (this.listCache === null) return compute(deps.peers);
-				return this.listCache.response({ caller, query, cacheable: !filter.readsNow }, deps.peers, compute);
+				const compute = async (peers: MemosPeers) => {
+					const filter = parseMemoFilter(query.filter);
+					return { response: await listMemosResponse({ ...deps, peers }, caller, query, filter, now), cacheable: !filter.readsNow };
+				};
+				if (this.listCache === null) return (await compute(deps.peers)).response;
+				return this.listCache.response({ caller, query }, deps.peers, compute);
 			}
 		},
 

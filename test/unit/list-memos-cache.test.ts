@@ -25,8 +25,8 @@ function fixture(maxBytes = 1024 * 1024) {
 		during?.();
 		return { memos: [{ name: `memos/m${state.computed}`, creator: names.get("u2") ?? "" }], nextPageToken: "" };
 	};
-	const list = (during?: () => void, as: Caller | null = alice, q: ListMemosQuery = query) =>
-		cache.response({ caller: as, query: q, cacheable: true }, peers, used => compute(used, during));
+	const list = (during?: () => void, as: Caller | null = alice, q: ListMemosQuery = query, cacheable = true) =>
+		cache.response({ caller: as, query: q }, peers, async used => ({ response: await compute(used, during), cacheable }));
 	return { state, results, list };
 }
 
@@ -76,6 +76,13 @@ test("without a token (not cacheable) every request is computed and counted as b
 	state.token = null;
 	await list();
 	await list();
+	expect({ computed: state.computed, results }).toEqual({ computed: 2, results: ["bypass", "bypass"] });
+});
+
+test("a response computed as not cacheable (a filter reading now()) is not kept and counts as bypass", async () => {
+	const { state, results, list } = fixture();
+	await list(undefined, alice, query, false);
+	await list(undefined, alice, query, false);
 	expect({ computed: state.computed, results }).toEqual({ computed: 2, results: ["bypass", "bypass"] });
 });
 
