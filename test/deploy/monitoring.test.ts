@@ -38,6 +38,7 @@ beforeAll(async () => {
 	app = await startPopulatedApp(1, { METRICS_ENABLED: "true", METRICS_PORT: "0" });
 	const headers = { Authorization: `Bearer ${app.users[0]?.accessToken}`, "Content-Type": "application/json" };
 	await fetch(`${app.baseUrl}/api/v1/memos`, { method: "POST", headers, body: JSON.stringify({ content: "x" }) });
+	await fetch(`${app.baseUrl}/api/v1/memos`, { headers });
 	await fetch(`${app.baseUrl}/api/v1/attachments`, { method: "POST", headers, body: JSON.stringify({ filename: "a.txt", content: Buffer.from("a").toString("base64") }) });
 	const session = await fetch(`${app.baseUrl}/api/v1/attachments:upload`, { method: "POST", headers, body: JSON.stringify({ spec: { filename: "u.bin", size: "10" } }) });
 	expect(session.status).toBe(200);
