@@ -19,15 +19,15 @@ type LoggedRequest = IncomingMessage & {
 export function accessLog(logger: Logger): AnswerObserver {
 	return (req: LoggedRequest, res: ServerResponse, seconds: number) => {
 		const route = routeLabel(req);
-		const line = {
+		const line: Record<string, unknown> = {
 			method: req.method,
 			route,
 			status: res.statusCode,
 			durationMs: Math.round(seconds * 1e6) / 1e3,
 			requestId: req.$ctx?.requestID ?? undefined,
-			userId: req.$ctx?.meta?.user?.id ?? null,
-			...(res.writableFinished ? {} : { aborted: true })
+			userId: req.$ctx?.meta?.user?.id ?? null
 		};
-		logger.info(line, `${line.method} ${route} ${line.status}`);
+		if (!res.writableFinished) line.aborted = true;
+		logger.info(line, `${req.method} ${route} ${res.statusCode}`);
 	};
 }

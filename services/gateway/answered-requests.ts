@@ -11,10 +11,10 @@ export type AnswerObserver = (req: IncomingMessage, res: ServerResponse, seconds
 export function observeAnswers(server: unknown, observers: AnswerObserver[]): void {
 	if (!(server instanceof EventEmitter) || observers.length === 0) return;
 	server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-		const start = process.hrtime.bigint();
+		const start = performance.now();
 		// `close` comes for answered and for aborted requests alike.
 		res.once("close", () => {
-			const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+			const seconds = (performance.now() - start) / 1e3;
 			for (const observer of observers) observer(req, res, seconds);
 		});
 	});

@@ -80,10 +80,13 @@ function answerOptions(req: IncomingMessage, res: ServerResponse, origins: CorsO
 export function serveCrossOrigin(server: Server, origins: CorsOrigins, aliases: () => readonly RouteAlias[], notFound: (res: ServerResponse) => void): void {
 	const listeners = server.listeners("request") as RequestListener[];
 	server.removeAllListeners("request");
+	// Most requests carry no Origin (same-origin pages, other servers): their headers are made once.
+	const withoutOrigin = Object.entries(originHeaders(origins, undefined));
 	server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-		if (CROSS_ORIGIN_PATHS.test(pathOf(req))) {
-			const origin = req.headers.origin;
-			for (const [name, value] of Object.entries(originHeaders(origins, typeof origin === "string" ? origin : undefined))) res.setHeader(name, value);
+		const origin = req.headers.origin;
+		if ((origin !== undefined || withoutOrigin.length > 0) && CROSS_ORIGIN_PATHS.test(pathOf(req))) {
+			const headers = origin === undefined ? withoutOrigin : Object.entries(originHeaders(origins, origin));
+			for (const [name, value] of headers) res.setHeader(name, value);
 		}
 		if (req.method === "OPTIONS") return answerOptions(req, res, origins, aliases(), notFound);
 		for (const listener of listeners) listener.call(server, req, res);

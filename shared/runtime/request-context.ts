@@ -16,8 +16,9 @@ export function currentRequestId(): string | undefined {
 
 type Handler = (ctx: Context) => Promise<unknown>;
 
+/** A call made while serving the same request (a nested local call) keeps the storage it runs in. */
 function withRequestId(next: Handler): Handler {
-	return ctx => (ctx.requestID ? store.run({ requestId: ctx.requestID }, () => next(ctx)) : next(ctx));
+	return ctx => (ctx.requestID && ctx.requestID !== store.getStore()?.requestId ? store.run({ requestId: ctx.requestID }, () => next(ctx)) : next(ctx));
 }
 
 export const RequestContextMiddleware: Middleware = {
