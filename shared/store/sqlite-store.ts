@@ -703,7 +703,10 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		const translator = this.translator();
 		const where = translator.where(filter);
 		const projected = options.projection ? Object.keys(options.projection).filter(field => field !== "_id") : null;
-		const columns = projected === null ? "doc" : projected.map((field, i) => `doc -> ${sqlString(jsonPath(field))} AS p${i}`).join(", ");
+		// A projected field's JSON column holds what `->` reads from the document, without parsing it.
+		const { jsonByPath } = this.columns();
+		const valueOf = (field: string) => jsonByPath.get(jsonPath(field)) ?? `doc -> ${sqlString(jsonPath(field))}`;
+		const columns = projected === null ? "doc" : projected.map((field, i) => `${valueOf(field)} AS p${i}`).join(", ");
 		let sql = `SELECT _id${columns === "" ? "" : `, ${columns}`} FROM ${this.table} WHERE ${where}`;
 		const order = options.sort ? translator.orderBy(options.sort, filter) : "";
 		if (order !== "") sql += ` ORDER BY ${order}`;

@@ -133,6 +133,8 @@ describe("sqlite field columns", () => {
 					expect({ described, ids: await ids(indexed, filter) }).toEqual(expected);
 					expect({ described, ids: await ids(kept, filter) }).toEqual(expected);
 				}
+				const projection = { projection: { v: 1, o: 1, "o.p": 1 } as const, sort: { _id: 1 } as const };
+				expect({ round, projected: await kept.find({}, projection) }).toEqual({ round, projected: await plain.find({}, projection) });
 				for (const sort of SORTS) {
 					const described = `${round}: sort ${JSON.stringify(sort)}`;
 					const expected = { described, ids: await ids(plain, {}, sort) };
