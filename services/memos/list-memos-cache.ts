@@ -5,7 +5,6 @@ import type { ListMemosResponse } from "./list-memos.js";
 import type { ListMemosQuery } from "./list-params.js";
 import type { MemosPeers } from "./memos-deps.js";
 
-
 /**
  * Whether an answer the memos service's own short-lived caches (memberships, user names) gave
  * while a response was computed is still the answer they give now.
@@ -76,8 +75,8 @@ export class ListMemosCache {
 		}
 		this.options.count("miss");
 		const response = deepFreeze(computed.response);
-		// A write that committed (or began) while the response was computed moved the token: the
-		// response may hold some of it and not the rest, so it is not kept under either token.
+		// A write made here, or committed by another process, while the response was computed moved
+		// the token: the response may hold some of it and not the rest, so it is not kept.
 		if (this.options.changeToken() === token) {
 			const text = JSON.stringify(response);
 			noteJsonText(response, text);
