@@ -28,15 +28,36 @@ async function listText(as: Session, query: Record<string, string> = {}): Promis
 	return res.text;
 }
 
+/** Lists asked in turn for a one that the cache answered. */
+const CACHED_LIST_ATTEMPTS = 10;
+
 /**
- * Bob's list (`query`), listed twice so that the second answer comes from the cache, then again
- * after `write`: the memo named `name` in that last list (undefined when it is not listed).
+ * `as`'s list (`query`) listed until an answer comes from the cache, which must be the JSON of
+ * the list before it. The app's own background writes (a relay pass, a notification sweep) move
+ * the store's change token at times of their own, so a second list may be computed again.
+ */
+async function cachedListText(as: Session, query: Record<string, string> = {}): Promise<string> {
+	let previous = await listText(as, query);
+	for (let attempt = 0; attempt < CACHED_LIST_ATTEMPTS; attempt++) {
+		const before = await lookups();
+		const text = await listText(as, query);
+		const after = await lookups();
+		if (after.hit === before.hit + 1) {
+			expect(text).toBe(previous);
+			return text;
+		}
+		expect(after.miss).toBe(before.miss + 1);
+		previous = text;
+	}
+	throw new Error(`no list of ${CACHED_LIST_ATTEMPTS} was answered from the cache`);
+}
+
+/**
+ * Bob's list (`query`), listed until an answer comes from the cache, then again after `write`:
+ * the memo named `name` in that last list (undefined when it is not listed).
  */
 async function listedAfter(name: string, write: () => Promise<unknown>, query: Record<string, string> = {}): Promise<Memo | undefined> {
-	const first = await listText(bob(), query);
-	const before = await lookups();
-	expect(await listText(bob(), query)).toBe(first);
-	expect((await lookups()).hit).toBe(before.hit + 1);
+	await cachedListText(bob(), query);
 	await write();
 	const after = JSON.parse(await listText(bob(), query)) as { memos: Memo[] };
 	return after.memos.find(memo => memo.name === name);
@@ -47,13 +68,12 @@ const publicMemo = (content: string, as: Session = alice()) => ok(api.create(as,
 describe("ListMemos answers from the cache while nothing it was computed from has changed", () => {
 	test("a list asked again is the same JSON, served from the cache; another page size or caller is computed", async () => {
 		await publicMemo("listed twice");
-		const text = await listText(bob());
+		await cachedListText(bob());
 		const before = await lookups();
-		expect(await listText(bob())).toBe(text);
 		expect(await listText(bob(), { pageSize: "7" })).not.toBe("");
-		await listText(alice());
+		expect(await listText(alice())).not.toBe("");
 		const after = await lookups();
-		expect({ hit: after.hit - before.hit, miss: after.miss - before.miss }).toEqual({ hit: 1, miss: 2 });
+		expect({ hit: after.hit - before.hit, miss: after.miss - before.miss }).toEqual({ hit: 0, miss: 2 });
 	});
 
 	test("updating a listed memo's content shows in the next list", async () => {
