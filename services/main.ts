@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from "../shared/runtime/config.js";
+import { pinHeapGrowth } from "../shared/runtime/heap-growth.js";
 import { migrate } from "../shared/runtime/migrate.js";
 import { startNode } from "../shared/runtime/node.js";
 import { CATALOG } from "./catalog.js";
@@ -11,6 +12,7 @@ const SHUTDOWN_GRACE_MS = 2000;
  * `--migrate` builds every service's indexes and exits (the deploy step before a rollout).
  */
 async function main(): Promise<void> {
+	pinHeapGrowth();
 	let config;
 	try {
 		config = loadConfig();
