@@ -978,7 +978,11 @@ function quoteName(name: string): string {
 }
 
 function toDoc<T>(id: string, text: string): T {
-	return { _id: id, ...(decodeJson(text) as Record<string, unknown>) } as T;
+	// Set on the parsed object rather than spread with it into a new one: copying every field
+	// cost a sixth as much again as the parse (a ListMemos page decodes 51 memos).
+	const doc = decodeJson(text) as Record<string, unknown>;
+	doc._id = id;
+	return doc as T;
 }
 
 function setField(doc: Record<string, unknown>, field: string, value: unknown): void {
