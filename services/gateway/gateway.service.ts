@@ -12,6 +12,7 @@ import { liveness, readiness } from "../../shared/runtime/health-server.js";
 import { drainOnShutdown } from "../../shared/runtime/http-drain.js";
 import { errorLog } from "../../shared/runtime/log-error.js";
 import { readinessChecks } from "../../shared/runtime/readiness.js";
+import { nothingQueuedToSend } from "../../shared/runtime/send-queue.js";
 import { InstanceSettingViewsMixin, type InstanceSettingsMethods } from "../../shared/settings/instance-settings.mixin.js";
 import type { ApiCompat } from "../../shared/runtime/config.js";
 import { resourcesOf } from "../../shared/runtime/resources.js";
@@ -302,11 +303,14 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			// node left since; ctx.call accepts an endpoint although its typing only names action names.
 			const target = req.$endpoint.isAvailable ? (req.$endpoint as unknown as string) : req.$endpoint.action.name;
 			const data = await req.$ctx.call(target, params, options);
-			// Read to its end by a local action that succeeded: it has stored the bytes, nothing refers
-			// to them any more. After a failure a write may still be reading them, and bytes sent to
-			// another node may wait in the NATS client's buffer after the answer (an action that did
-			// not read them, a reconnection): those are left to the garbage collector.
-			if (bytes?.readableEnded && req.$endpoint.isAvailable && req.$endpoint.local) this.decodedBuffers.give(req.$bytes as Buffer);
+			// Read to its end by an action that succeeded: a local one has stored the bytes; those sent
+			// to another node were all given to the transporter, which holds none once it has nothing
+			// queued (else they may still wait in the NATS client's buffer or the socket's after the
+			// answer: an action that did not read them, a slow connection). Nothing refers to them any
+			// more then. After a failure a write may still be reading them: those, and bytes still
+			// queued, are left to the garbage collector.
+			const released = req.$endpoint.local || nothingQueuedToSend(this.broker);
+			if (bytes?.readableEnded && req.$endpoint.isAvailable && released) this.decodedBuffers.give(req.$bytes as Buffer);
 			this.sendResponse(req, res, this.apiCompat === "upstream" ? upstreamAnswer(spec, data) : data, req.$endpoint.action);
 			return true;
 		},

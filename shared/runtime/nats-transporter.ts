@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import { Errors, Transporters } from "moleculer";
 import { headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
 import { defineEvent } from "../contract.js";
+import type { SendQueue } from "./send-queue.js";
 import { sizeMessageBuffers } from "./nats-message-buffers.js";
 import { writeLargePayloadsUncopied } from "./nats-outbound-writes.js";
 
@@ -75,7 +76,7 @@ export type ProbeAnswer = "alive" | "gone" | "unknown";
  * - A request to a node the registry already has as gone fails at once (RequestRejectedError),
  *   instead of being published to a subject nobody listens to and waiting its time-out.
  */
-export class NatsTransporter extends Transporters.NATS {
+export class NatsTransporter extends Transporters.NATS implements SendQueue {
 	private aliveSubscription: Subscription | undefined;
 	/** Packets sent in this turn of the event loop, published together once its I/O callbacks have run. */
 	private unpublished: [topic: string, data: Buffer, packetHeader?: MsgHdrs][] = [];
@@ -177,8 +178,8 @@ export class NatsTransporter extends Transporters.NATS {
 		return (this.nats as ClientInternals | null)?.protocol?.transport?.socket;
 	}
 
-	/** Bytes published or about to be that the socket has not yet handed to the kernel. */
-	private queuedBytes(): number {
+	/** Bytes published or about to be that the socket has not yet handed to the kernel (SendQueue). */
+	queuedBytes(): number {
 		const client = this.nats as ClientInternals | null;
 		return this.unpublishedBytes + (client?.protocol?.outbound?.size() ?? 0) + (this.socket()?.writableLength ?? 0);
 	}
