@@ -1,5 +1,6 @@
 import { jest } from "@jest/globals";
 import type { MemoDoc } from "../../services/memos/memo-doc.js";
+import { currentRequestId } from "../../shared/runtime/request-context.js";
 import { documentsOf } from "../../shared/runtime/resources.js";
 import { listAll } from "../support/memos-client.js";
 import { usePopulatedApp } from "../support/populated-app.js";
@@ -41,20 +42,30 @@ beforeAll(async () => {
  * The memos-collection queries of one request: those that select a page carry a limit, a
  * merged read (Collection.findMerged) one per branch. A signed-in user in no space reads three
  * branches (own, PUBLIC, PROTECTED: list-query.ts), each with the limit pageSize + 1, whatever
- * the collection's size.
+ * the collection's size. Only queries made while serving a request count: the memos service's
+ * timers (outbox relay, purge, notifications) query the same collection at times of their own.
  */
 async function queriesOf(query: Record<string, string>) {
 	const memos = documentsOf(app().node.broker).collection<MemoDoc>("memos");
-	const find = jest.spyOn(memos, "find");
-	const findMerged = jest.spyOn(memos, "findMerged");
+	const { find: findOf, findMerged: findMergedOf } = memos;
+	const finds: Parameters<typeof memos.find>[] = [];
+	const mergedReads: Parameters<typeof memos.findMerged>[] = [];
+	const find = jest.spyOn(memos, "find").mockImplementation((...args) => {
+		if (currentRequestId() !== undefined) finds.push(args);
+		return findOf.apply(memos, args);
+	});
+	const findMerged = jest.spyOn(memos, "findMerged").mockImplementation((...args) => {
+		if (currentRequestId() !== undefined) mergedReads.push(args);
+		return findMergedOf.apply(memos, args);
+	});
 	try {
 		const res = await api.list(user(), query);
 		expect(res.status).toBe(200);
 		const limits = [
-			...find.mock.calls.flatMap(([, options]) => (options?.limit === undefined ? [] : [options.limit])),
-			...findMerged.mock.calls.flatMap(([branches, options]) => branches.map(() => options.limit))
+			...finds.flatMap(([, options]) => (options?.limit === undefined ? [] : [options.limit])),
+			...mergedReads.flatMap(([branches, options]) => branches.map(() => options.limit))
 		];
-		return { res, selecting: limits.length, limits: [...new Set(limits)], total: find.mock.calls.length + findMerged.mock.calls.length };
+		return { res, selecting: limits.length, limits: [...new Set(limits)], total: finds.length + mergedReads.length };
 	} finally {
 		find.mockRestore();
 		findMerged.mockRestore();
