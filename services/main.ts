@@ -12,7 +12,6 @@ const SHUTDOWN_GRACE_MS = 2000;
  * `--migrate` builds every service's indexes and exits (the deploy step before a rollout).
  */
 async function main(): Promise<void> {
-	pinHeapGrowth();
 	let config;
 	try {
 		config = loadConfig();
@@ -23,6 +22,8 @@ async function main(): Promise<void> {
 		}
 		throw err;
 	}
+	// Only where stream chunks cross NATS: an embedded process keeps V8's own growth and its memory (issue 15's RSS target).
+	if (config.transporter !== undefined) pinHeapGrowth();
 
 	if (process.argv.includes("--migrate")) {
 		try {
