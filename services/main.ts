@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 		}
 		throw err;
 	}
-	// Only where stream chunks cross NATS: an embedded process keeps V8's own growth and its memory (issue 15's RSS target).
+	// Only where stream chunks cross NATS: an embedded process keeps V8's own growth, and so its memory bound (heap-growth.ts).
 	if (config.transporter !== undefined) pinHeapGrowth();
 
 	if (process.argv.includes("--migrate")) {
