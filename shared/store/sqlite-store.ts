@@ -158,7 +158,6 @@ export class SqliteDocumentStore implements DocumentStore {
 			// which SQLite moves to a temporary file past 64 KiB: a new memo changes a page in each of
 			// its ~57 indexes, so every insert wrote ~230 KiB to a file the commit then discards.
 			db.exec("PRAGMA temp_store = MEMORY");
-			db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
 			if (exclusive) db.exec("PRAGMA locking_mode = EXCLUSIVE");
 			if (this.file !== null) {
 				db.exec("PRAGMA journal_mode = WAL");
@@ -167,6 +166,9 @@ export class SqliteDocumentStore implements DocumentStore {
 				// (FULL measured about 15 ms a commit on this disk, which caps writes far below the target).
 				db.exec("PRAGMA synchronous = NORMAL");
 			}
+			// After the locking mode: this pragma reads the schema, which on a full disk only an
+			// EXCLUSIVE connection can (see open()).
+			db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
 			db.exec("CREATE TABLE IF NOT EXISTS _array_paths (collection TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (collection, path)) WITHOUT ROWID");
 			// ANALYZE of a small table is the way to create sqlite_stat1, where the indexes' statistics go.
 			if (db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'sqlite_stat1'").get() === undefined) db.exec("ANALYZE _array_paths");
