@@ -95,6 +95,8 @@ interface MemosVars {
 	linkCache: LinkMetadataCache;
 	/** Null when MEMO_LIST_CACHE_MB is 0 or the store tells no change token (MongoDB). */
 	listCache: ListMemosCache | null;
+	/** Whether every LIST_PEER_SERVICES service is in this process: read at start and at each `$services.changed`. */
+	listPeersLocal: boolean;
 	/** The keys of the warnings `warnOnce` has logged. */
 	warned: Set<string>;
 	purgeTimer?: NodeJS.Timeout;
@@ -116,13 +118,18 @@ type MemosThis = Service & MemosVars & MemosMethods;
  */
 const LIST_PEER_SERVICES = [authActions.lookupUsers.service, spacesActions.membershipsOf.service, attachmentsActions.forMemos.service];
 
-function listMemosCache(broker: ServiceBroker, documents: DocumentStore): ListMemosCache | null {
+function listPeersLocal(broker: ServiceBroker): boolean {
+	return LIST_PEER_SERVICES.every(name => broker.getLocalService(name) !== undefined);
+}
+
+/** `peersLocal` tells whether the peers are in this process now: the responses are kept only while they are. */
+function listMemosCache(broker: ServiceBroker, documents: DocumentStore, peersLocal: () => boolean): ListMemosCache | null {
 	const maxBytes = resourcesOf(broker).config.memoListCacheBytes;
 	const changeToken = documents.changeToken?.bind(documents);
 	if (maxBytes === 0 || changeToken === undefined) return null;
 	return new ListMemosCache({
 		maxBytes,
-		changeToken: () => (LIST_PEER_SERVICES.every(name => broker.getLocalService(name) !== undefined) ? changeToken() : null),
+		changeToken: () => (peersLocal() ? changeToken() : null),
 		count: result => countListCacheLookup(broker, result)
 	});
 }
@@ -533,6 +540,10 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	events: {
+		// Moleculer's local event when a service of this process or of another node comes or goes.
+		"$services.changed"(this: MemosThis) {
+			this.listPeersLocal = listPeersLocal(this.broker);
+		},
 		...invalidateOn<MemosThis, string, SpaceMemberEvent>(
 			spacesEvents.memberChanged.name,
 			service => service.membershipCache,
@@ -649,13 +660,15 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		this.userNameCache = new BoundedCache({ ttlMs: USER_NAME_TTL_MS, maxEntries: USER_NAME_CACHE_USERS });
 		this.linkCache = linkMetadataCache();
 		this.listCache = null;
+		this.listPeersLocal = false;
 		this.warned = new Set();
 	},
 
 	async started() {
 		const documents = documentsOf(this.broker);
 		await ensureMemoCount(memosStore(documents).totals);
-		this.listCache = listMemosCache(this.broker, documents);
+		this.listPeersLocal = listPeersLocal(this.broker);
+		this.listCache = listMemosCache(this.broker, documents, () => this.listPeersLocal);
 		// The repair pass (memo-cleanup.ts) needs the attachments service, which may start after
 		// this one: it runs once that is there, without holding up this service's start or stop.
 		const failed = (err: unknown) => this.logger.error(errorLog(err), "purging deleted memos and completing half-done deletions at start failed");
