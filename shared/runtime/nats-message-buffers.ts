@@ -39,7 +39,10 @@ function sizeToMessage(parser: ParserInternals): void {
 		throw new Error("the NATS client's message buffer is not what nats.js 2.x makes: stream chunks cannot be gathered at their size");
 	}
 	if (gathering.capacity >= size) return;
-	const whole = new Uint8Array(size);
+	// Not zero-filled: the parser writes each byte up to `size` before the message is handed on,
+	// and reads none past what it wrote. Memory of its own (not allocUnsafe's shared pool): the
+	// gathering buffer takes its capacity from the whole ArrayBuffer and reslices it from offset 0.
+	const whole = Buffer.allocUnsafeSlow(size);
 	whole.set(bytes);
 	gathering._buf = whole.subarray(0, bytes.length);
 }
