@@ -1,7 +1,8 @@
-import type { Readable } from "node:stream";
+import { finished, type Readable } from "node:stream";
 import { BlobNotFoundError, type ByteRange } from "../../shared/blob/blob-store.js";
 import type { Caller } from "../../shared/caller.js";
 import { notFound } from "../../shared/errors.js";
+import { transferHeapGrowth } from "../../shared/runtime/heap-growth.js";
 import { assertCanRead, attachmentNotFound } from "./attachment-access.js";
 import type { AttachmentDoc } from "./attachment-doc.js";
 import type { FileAccess } from "./attachments.contract.js";
@@ -31,12 +32,14 @@ export async function fileInfo(deps: AttachmentsDeps, id: string, caller: Caller
 	return { size: doc.size, sha256: doc.sha256, type: doc.type, filename: doc.filename, createTime: doc.createTime, publicRead: memo?.publicRead ?? false };
 }
 
-/** For the file route: the bytes, or one range of them, as a stream. */
+/** For the file route: the bytes, or one range of them, as a stream, with the heap's growth of a transfer until it is over. */
 export async function fileStream(deps: AttachmentsDeps, id: string, range: ByteRange | undefined): Promise<Readable> {
 	const doc = await deps.store.attachments.findOne({ _id: id });
 	if (doc === null || doc.blobKey === null) throw attachmentNotFound(id);
 	try {
-		return await deps.blobs.get(doc.blobKey, range);
+		const bytes = await deps.blobs.get(doc.blobKey, range);
+		finished(bytes, transferHeapGrowth());
+		return bytes;
 	} catch (err) {
 		if (err instanceof BlobNotFoundError) throw attachmentNotFound(id);
 		throw err;

@@ -5,6 +5,7 @@ import { failedPrecondition, invalidArgument, notFound, resourceExhausted } from
 import { resolveId } from "../../../shared/ids.js";
 import { parseInt64, toInt64, toTimestamp } from "../../../shared/proto-json.js";
 import { fieldOf, stringOf, type JsonMessage } from "../../../shared/request-message.js";
+import { transferHeapGrowth } from "../../../shared/runtime/heap-growth.js";
 import { extendHead, withHead } from "../attachment-bytes.js";
 import { parseFilename, parseMemoRef, parseType, typeFromFilename } from "../attachment-fields.js";
 import { toAttachmentJson } from "../attachment-json.js";
@@ -104,10 +105,12 @@ export async function continueUpload(deps: AttachmentsDeps, caller: Caller, uplo
 /**
  * Stores `body` as the session's next part, at its next offset (`length` bytes exactly, or as
  * many as the stream carries when unknown), and completes the upload when that was the last
- * byte. The caller has checked the offset and that no other part is being written.
+ * byte, with the heap's growth of a transfer meanwhile. The caller has checked the offset and
+ * that no other part is being written.
  */
 export async function appendPart(deps: AttachmentsDeps, caller: Caller, session: UploadSession, body: Readable, length: number | undefined, now: number): Promise<void> {
 	session.busy = true;
+	const transferOver = transferHeapGrowth();
 	// A failed put may have hashed bytes it did not keep.
 	const hashBefore = session.hash.copy();
 	try {
@@ -137,6 +140,7 @@ export async function appendPart(deps: AttachmentsDeps, caller: Caller, session:
 		deps.uploads.touch(session);
 		if (session.nextOffset === session.spec.size) await completeUpload(deps, caller, session, now);
 	} finally {
+		transferOver();
 		session.busy = false;
 		deps.reportOpenUploads();
 	}
