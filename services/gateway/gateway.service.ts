@@ -216,6 +216,15 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		}
 	},
 
+	actions: {
+		// moleculer-web's root action, which every request runs through: it is never retried (no
+		// call of it asks for retries), and being private it is called on this node's endpoint
+		// without a balancer, so its circuit breaker could only count failures (the called
+		// actions' breakers count theirs) and trip without steering any request. The two
+		// wrappers cost each request two promises for nothing.
+		rest: { retryPolicy: { enabled: false }, circuitBreaker: { enabled: false } }
+	},
+
 	events: {
 		...onEvent<MemoChangeEvent, GatewayThis>(memoEvents.changed, function (ctx) {
 			this.sseFeed.push({ event: String(ctx.eventName), change: ctx.params });

@@ -84,9 +84,10 @@ export const CallDeadlineMiddleware: Middleware = {
  * (`INTERNAL_MIDDLEWARES` of service-broker.js, which BrokerOptions.internalMiddlewares: false
  * leaves out) with its Timeout replaced by CallDeadline, inside the context tracker, and its
  * Metrics by RequestMetrics (given as a factory, which Moleculer takes although its typings
- * name only objects).
+ * name only objects). Its Fallback is left out: no action declares a fallback and no call asks
+ * for a fallback response, and it wrapped every call in one more promise for nothing.
  */
 export function brokerMiddlewares(own: Middleware[]): (Middleware | string)[] {
 	const metrics = RequestMetricsMiddleware as unknown as Middleware;
-	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", "CircuitBreaker", "Retry", "Fallback", "ErrorHandler", "Tracing", metrics, "Debounce", "Throttle"];
+	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", "CircuitBreaker", "Retry", "ErrorHandler", "Tracing", metrics, "Debounce", "Throttle"];
 }
