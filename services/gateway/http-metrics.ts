@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServiceBroker } from "moleculer";
-import { Series, type SeriesMetric } from "../../shared/runtime/metric-series.js";
+import type { MoleculerMetric } from "../../shared/runtime/lean-metrics.js";
+import { Series } from "../../shared/runtime/metric-series.js";
 import type { AnswerObserver } from "./answered-requests.js";
 import type { RouteSpec } from "./route-spec.js";
 
@@ -41,11 +42,11 @@ export function httpMetrics(broker: ServiceBroker): AnswerObserver | undefined {
 		unit: "seconds",
 		description: "Time from request to the end of the response"
 	});
-	const total = broker.metrics.getMetric(HTTP_REQUESTS_TOTAL) as unknown as SeriesMetric;
-	const duration = broker.metrics.getMetric(HTTP_REQUEST_DURATION) as unknown as SeriesMetric;
+	const total = broker.metrics.getMetric(HTTP_REQUESTS_TOTAL) as unknown as MoleculerMetric;
+	const duration = broker.metrics.getMetric(HTTP_REQUEST_DURATION) as unknown as MoleculerMetric;
 	// The label set and series of each route, method and status, made once: by route, then by
 	// a number for the method and status (no string built per request).
-	const series = new Map<string, Map<number, Series>>();
+	const series = new Map<string, Map<number, { counted: Series; timed: Series }>>();
 	return (req: RoutedRequest, res: ServerResponse, seconds: number) => {
 		const known = req.method === undefined ? -1 : KNOWN_METHODS.indexOf(req.method);
 		const route = routeLabel(req);
@@ -55,14 +56,15 @@ export function httpMetrics(broker: ServiceBroker): AnswerObserver | undefined {
 			series.set(route, byRoute);
 		}
 		const key = res.statusCode * (KNOWN_METHODS.length + 1) + known + 1;
-		let counted = byRoute.get(key);
-		if (counted === undefined) {
-			counted = new Series(total, { method: known < 0 ? "OTHER" : KNOWN_METHODS[known], route, code: String(res.statusCode) });
-			byRoute.set(key, counted);
+		let answered = byRoute.get(key);
+		if (answered === undefined) {
+			const labels = { method: known < 0 ? "OTHER" : KNOWN_METHODS[known], route, code: String(res.statusCode) };
+			answered = { counted: new Series(total, labels), timed: new Series(duration, labels) };
+			byRoute.set(key, answered);
 		}
 		const now = Date.now();
-		counted.add(1, now);
-		duration.observe(seconds, counted.labels, now);
+		answered.counted.add(1, now);
+		answered.timed.observe(seconds, now);
 	};
 }
 

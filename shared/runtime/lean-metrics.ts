@@ -1,4 +1,4 @@
-import type { MetricRegistry } from "moleculer";
+import { MetricReporters, type MetricRegistry } from "moleculer";
 
 /**
  * Moleculer's metric types made cheap to update, for every metric registered from here on
@@ -10,9 +10,9 @@ import type { MetricRegistry } from "moleculer";
  * What the metrics hold and how they are read (snapshots, the exposition) is unchanged.
  */
 
-type Labels = Record<string, unknown> | null | undefined;
+export type Labels = Record<string, unknown>;
 
-interface HistogramItem {
+export interface HistogramItem {
 	timestamp: number;
 	sum: number;
 	count: number;
@@ -20,15 +20,18 @@ interface HistogramItem {
 	bucketValues: Record<number, number>;
 }
 
-/** The parts of Moleculer's BaseMetric and HistogramMetric these paths use. */
-interface MoleculerMetric {
+/** The parts of Moleculer's metric types (counter, gauge, histogram) used here and by metric-series.ts. */
+export interface MoleculerMetric {
 	type: string;
 	labelNames: string[];
 	buckets?: number[];
 	values: Map<string, unknown>;
-	hashingLabels(labels: Labels): string;
-	observe?(value: number, labels?: Labels, timestamp?: number): unknown;
-	changed(value?: unknown, labels?: Labels, timestamp?: number): void;
+	/** Whether the last snapshot is stale: `snapshot()` (the exposition) computes a new one only then. */
+	dirty: boolean;
+	hashingLabels(labels?: Labels | null): string;
+	increment?(labels: Labels, value: number, timestamp: number): unknown;
+	observe?(value: number, labels?: Labels | null, timestamp?: number): unknown;
+	changed(value?: unknown, labels?: Labels | null, timestamp?: number): void;
 }
 
 type Register = (opts: { type: string; name: string; rate?: boolean; quantiles?: boolean | number[] }) => MoleculerMetric | null;
@@ -78,7 +81,7 @@ function rememberSeriesKeys(metric: MoleculerMetric): void {
  * Keeps a histogram series' bucket counts in an array; `bucketValues` (what snapshots and
  * resets read and write) stays, as an accessor over it.
  */
-function countBuckets(item: CountedItem, buckets: number[]): number[] {
+function countBuckets(item: HistogramItem, buckets: number[]): number[] {
 	const counts = buckets.map(bound => item.bucketValues[bound] ?? 0);
 	Object.defineProperty(item, COUNTS, { value: counts });
 	Object.defineProperty(item, "bucketValues", {
@@ -91,27 +94,48 @@ function countBuckets(item: CountedItem, buckets: number[]): number[] {
 	return counts;
 }
 
+/**
+ * Moleculer's observe for a series that exists (`item`, from the metric's values), with the
+ * bucket counts in an array. `buckets` are the metric's bounds, sorted.
+ */
+export function observeItem(metric: MoleculerMetric, buckets: number[], item: HistogramItem, value: number, labels: Labels | null | undefined, timestamp: number | undefined): void {
+	const counts = (item as CountedItem)[COUNTS] ?? countBuckets(item, buckets);
+	item.timestamp = timestamp ?? Date.now();
+	item.sum += value;
+	item.count++;
+	item.lastValue = value;
+	// The bounds are sorted: a value falls into every bucket from the first bound above it on.
+	for (let i = buckets.length - 1; i >= 0 && value <= (buckets[i] as number); i--) (counts[i] as number)++;
+	metric.changed(value, labels, timestamp);
+}
+
 /** Moleculer's observe with the bucket counts in an array; a new series is made by Moleculer's own. */
 function countedObserve(metric: MoleculerMetric): void {
 	const buckets = metric.buckets;
 	const observe = metric.observe?.bind(metric);
 	if (buckets === undefined || buckets.length === 0 || observe === undefined) return;
 	metric.observe = (value, labels, timestamp) => {
-		const item = metric.values.get(metric.hashingLabels(labels)) as CountedItem | undefined;
+		const item = metric.values.get(metric.hashingLabels(labels)) as HistogramItem | undefined;
 		if (item === undefined) {
-			const created = observe(value, labels, timestamp) as CountedItem;
+			const created = observe(value, labels, timestamp) as HistogramItem;
 			countBuckets(created, buckets);
 			return created;
 		}
-		const counts = item[COUNTS] ?? countBuckets(item, buckets);
-		item.timestamp = timestamp ?? Date.now();
-		item.sum += value;
-		item.count++;
-		item.lastValue = value;
-		// The bounds are sorted: a value falls into every bucket from the first bound above it on.
-		for (let i = buckets.length - 1; i >= 0 && value <= (buckets[i] as number); i--) (counts[i] as number)++;
-		metric.changed(value, labels, timestamp);
+		observeItem(metric, buckets, item, value, labels, timestamp);
 		return item;
+	};
+}
+
+/**
+ * A change only marks the metric's snapshot stale when no reporter is told of changes (the
+ * Prometheus reporters read snapshots when scraped). Moleculer's `changed` also tells every
+ * reporter through the registry, a chain of calls on each of a request's dozen updates.
+ */
+function quietChanges(metric: MoleculerMetric, registry: MetricRegistry): void {
+	const listening = (registry.reporter ?? []).some(reporter => reporter.metricChanged !== MetricReporters.Base.prototype.metricChanged);
+	if (listening) return;
+	metric.changed = () => {
+		metric.dirty = true;
 	};
 }
 
@@ -120,7 +144,7 @@ function countedObserve(metric: MoleculerMetric): void {
  * exposition shows neither, and both cost on every update; Moleculer's rate meter, an interval
  * per series whose first tick turns a small-integer field into a double, also kept V8's
  * optimizer in an endless abort loop on the functions that update every metric), and takes
- * the cheap update paths above.
+ * the cheap update and change paths above.
  */
 export function leanMetrics(registry: MetricRegistry): void {
 	const target = registry as unknown as { register: Register };
@@ -128,6 +152,7 @@ export function leanMetrics(registry: MetricRegistry): void {
 	target.register = opts => {
 		const metric = register({ ...opts, rate: false, quantiles: false });
 		if (metric) {
+			quietChanges(metric, registry);
 			rememberSeriesKeys(metric);
 			if (metric.type === "histogram") countedObserve(metric);
 		}

@@ -1,6 +1,7 @@
 import * as moleculer from "moleculer";
 import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
-import { Series, type Labels, type SeriesMetric } from "./metric-series.js";
+import type { Labels, MoleculerMetric } from "./lean-metrics.js";
+import { Series } from "./metric-series.js";
 
 type Handler = (ctx: Context) => Promise<unknown>;
 type ActionDef = { name: string; service?: { fullName?: string } };
@@ -13,6 +14,7 @@ interface CallSeries {
 	labels: Labels;
 	total: Series;
 	active: Series;
+	time: Series;
 }
 
 /**
@@ -20,22 +22,15 @@ interface CallSeries {
  * `_time_seconds`, `_error_total`), the same series with the same labels and values, for less:
  * Moleculer's Metrics middleware builds five label objects per call, looks each metric up by
  * name, hashes the labels again for every update (twice for the active gauge) and reads the
- * clock through arrays; here the label sets and series keys are made once per action and caller.
+ * clock through arrays; here the label sets and series are made once per action and caller.
  * Every other part of Moleculer's middleware (its registrations, events, transit) is its own.
  */
 export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
 	const own = moleculerMetrics(broker);
 	if (!broker.isMetricsEnabled()) return own;
-	const metric = (name: string) => broker.metrics.getMetric(name) as unknown as SeriesMetric;
-	const levels = new Map<number, Series>();
-	const levelSeries = (level: number) => {
-		let series = levels.get(level);
-		if (series === undefined) {
-			series = new Series(metric(METRIC.MOLECULER_REQUEST_LEVELS), { level });
-			levels.set(level, series);
-		}
-		return series;
-	};
+	const metric = (name: string) => broker.metrics.getMetric(name) as unknown as MoleculerMetric;
+	const levels: Series[] = [];
+	const levelSeries = (level: number) => (levels[level] ??= new Series(metric(METRIC.MOLECULER_REQUEST_LEVELS), { level }));
 
 	function wrap(next: Handler, action: ActionDef, type: "local" | "remote"): Handler {
 		const service = action.service?.fullName ?? null;
@@ -44,12 +39,16 @@ export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
 			let series = byCaller.get(caller);
 			if (series === undefined) {
 				const labels = { service, action: action.name, caller, type };
-				series = { labels, total: new Series(metric(METRIC.MOLECULER_REQUEST_TOTAL), labels), active: new Series(metric(METRIC.MOLECULER_REQUEST_ACTIVE), labels) };
+				series = {
+					labels,
+					total: new Series(metric(METRIC.MOLECULER_REQUEST_TOTAL), labels),
+					active: new Series(metric(METRIC.MOLECULER_REQUEST_ACTIVE), labels),
+					time: new Series(metric(METRIC.MOLECULER_REQUEST_TIME), labels)
+				};
 				byCaller.set(caller, series);
 			}
 			return series;
 		};
-		const time = metric(METRIC.MOLECULER_REQUEST_TIME);
 		return ctx => {
 			const series = seriesOf(ctx.caller);
 			const now = Date.now();
@@ -59,7 +58,7 @@ export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
 			const start = performance.now();
 			const settle = () => {
 				const end = Date.now();
-				time.observe(performance.now() - start, series.labels, end);
+				series.time.observe(performance.now() - start, end);
 				series.active.add(-1, end);
 			};
 			return next(ctx).then(

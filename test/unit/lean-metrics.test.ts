@@ -1,5 +1,6 @@
 import { ServiceBroker } from "moleculer";
-import { leanMetrics } from "../../shared/runtime/lean-metrics.js";
+import { leanMetrics, type Labels, type MoleculerMetric } from "../../shared/runtime/lean-metrics.js";
+import { Series } from "../../shared/runtime/metric-series.js";
 
 /**
  * The lean update paths keep what Moleculer's own metric types hold: the same series, values,
@@ -61,4 +62,25 @@ test.each([
 		metrics.observe("h", buckets[1] as number, updates[0]);
 	}
 	expect(snapshotOf(lean, "h")).toEqual(snapshotOf(plain, "h"));
+});
+
+test("a series updated in place shows in the next snapshot, and is made again after the metric is cleared", () => {
+	const { lean } = registries();
+	lean.register({ type: "counter", name: "c", labelNames: LABELS });
+	lean.register({ type: "histogram", name: "h", labelNames: LABELS, buckets: [1, 10] });
+	const metric = (name: string) => lean.getMetric(name) as unknown as MoleculerMetric & { snapshot(): { value?: number; count?: number; buckets?: Record<string, number> }[]; clear(): void };
+	const labels = updates[0] as Labels;
+	const counted = new Series(metric("c"), labels);
+	const timed = new Series(metric("h"), labels);
+	for (const round of [1, 2]) {
+		counted.add(1, Date.now());
+		timed.observe(5, Date.now());
+		expect(metric("c").snapshot()).toMatchObject([{ value: 1 }]);
+		expect(metric("h").snapshot()).toMatchObject([{ count: 1, buckets: { 1: 0, 10: 1 } }]);
+		counted.add(2, Date.now());
+		timed.observe(0.5, Date.now());
+		expect(metric("c").snapshot()).toMatchObject([{ value: 3 }]);
+		expect(metric("h").snapshot()).toMatchObject([{ count: 2, buckets: { 1: 1, 10: 2 } }]);
+		if (round === 1) for (const name of ["c", "h"]) metric(name).clear();
+	}
 });
