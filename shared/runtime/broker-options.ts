@@ -3,6 +3,7 @@ import { pino } from "pino";
 import { BusinessMetricsMiddleware } from "./business-metrics.js";
 import { brokerMiddlewares } from "./call-deadline.js";
 import { FAILURE_POLICIES } from "./call-failures.js";
+import { BatchedDestination } from "./log-destination.js";
 import type { Config } from "./config.js";
 import { ConventionalPrometheusReporter, METRIC_EXCLUDES } from "./prometheus-reporter.js";
 import { RequestContextMiddleware, currentRequestId } from "./request-context.js";
@@ -26,29 +27,20 @@ export function natsOptions(config: Config): Record<string, unknown> {
 	return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
 }
 
-let stdout: ReturnType<typeof pino.destination> | undefined;
+let stdout: BatchedDestination | undefined;
 
 /**
- * Log lines go to stdout asynchronously (a request never waits for a write), through one
- * stream per process; pino flushes it when the process exits. Lines are written in batches of
- * some 32 KiB, or after at most 100 ms: one write per access-log line (a thread-pool job and
- * the wake-ups around it) cost the profile request some 5 µs of CPU. Buffers rather than
- * strings (`toBuffer` below): sonic-boom appends string lines to the batch with `+=` and
- * measures the batch's bytes at every line, flattening it each time (quadratic within a batch).
- * An access line cost ~3.7 µs of CPU as strings in 4 KiB batches, ~3.0 as buffers in 4 KiB
- * batches, ~2.4 in 32 KiB ones (over ~1 µs at LOG_LEVEL=warn; /tmp logbench, 200,000 lines,
- * issue 15). As before, nothing bounds what waits when stdout is slower than the lines come.
+ * Log lines go to stdout asynchronously (a request never waits for a write), in batches, through
+ * one destination per process that writes what waits when the process exits (log-destination.ts).
  */
-function stdoutDestination(): ReturnType<typeof pino.destination> {
-	stdout ??= pino.destination({ dest: 1, sync: false, contentMode: "buffer", minLength: 32 * 1024, maxWrite: 64 * 1024, periodicFlush: 100 });
+function stdoutDestination(): BatchedDestination {
+	stdout ??= new BatchedDestination({
+		fd: 1,
+		// Lines lost are said in the log itself, once stdout has caught up.
+		onDropped: lines => pino(stdout).warn({ droppedLines: lines }, `${lines} log lines dropped: stdout did not keep up with them`)
+	});
 	return stdout;
 }
-
-/**
- * Each line as the buffer a "buffer" sonic-boom takes. pino hands its stream whatever this hook
- * returns; its typings say a string only because they assume a string stream.
- */
-const toBuffer = (line: string): string => Buffer.from(line) as unknown as string;
 
 /** Broker settings for one process, the same in both run modes except the transporter. */
 export async function brokerOptions(config: Config): Promise<BrokerOptions> {
@@ -73,7 +65,6 @@ export async function brokerOptions(config: Config): Promise<BrokerOptions> {
 							pino: {
 								options: {
 									level: config.logLevel,
-									hooks: { streamWrite: toBuffer },
 									// Every line written while serving a request names it.
 									mixin: () => {
 										const requestId = currentRequestId();
