@@ -28,6 +28,7 @@ export interface MoleculerMetric {
 	values: Map<string, unknown>;
 	/** Whether the last snapshot is stale: `snapshot()` (the exposition) computes a new one only then. */
 	dirty: boolean;
+	clearDirty(): void;
 	hashingLabels(labels?: Labels | null): string;
 	increment?(labels: Labels, value: number, timestamp: number): unknown;
 	observe?(value: number, labels?: Labels | null, timestamp?: number): unknown;
@@ -126,17 +127,21 @@ function countedObserve(metric: MoleculerMetric): void {
 	};
 }
 
+const unchanged = (): void => undefined;
+
 /**
- * A change only marks the metric's snapshot stale when no reporter is told of changes (the
- * Prometheus reporters read snapshots when scraped). Moleculer's `changed` also tells every
- * reporter through the registry, a chain of calls on each of a request's dozen updates.
+ * When no reporter is told of changes (the Prometheus reporters read snapshots when scraped),
+ * a change costs nothing and a snapshot is made afresh each time one is read. Moleculer's
+ * `changed` marks the metric's snapshot stale and tells every reporter through the registry:
+ * a chain of calls on each of a request's dozen updates, and a store into metric objects of
+ * many shapes, which V8 makes megamorphic.
  */
 function quietChanges(metric: MoleculerMetric, registry: MetricRegistry): void {
 	const listening = (registry.reporter ?? []).some(reporter => reporter.metricChanged !== MetricReporters.Base.prototype.metricChanged);
 	if (listening) return;
-	metric.changed = () => {
-		metric.dirty = true;
-	};
+	metric.dirty = true;
+	metric.changed = unchanged;
+	metric.clearDirty = unchanged;
 }
 
 /**

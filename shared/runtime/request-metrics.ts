@@ -56,29 +56,34 @@ export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
 			series.active.add(1, now);
 			levelSeries(ctx.level).add(1, now);
 			const start = performance.now();
-			const settle = () => {
-				const end = Date.now();
-				series.time.observe(performance.now() - start, end);
-				series.active.add(-1, end);
-			};
 			return next(ctx).then(
 				result => {
-					settle();
+					settle(series, start);
 					return result;
 				},
 				(err: unknown) => {
-					settle();
-					const { name, code, type: errorType } = (err ?? {}) as { name?: unknown; code?: unknown; type?: unknown };
-					broker.metrics.increment(METRIC.MOLECULER_REQUEST_ERROR_TOTAL, {
-						...series.labels,
-						errorName: err ? name : null,
-						errorCode: err ? code : null,
-						errorType: err ? errorType : null
-					});
+					settle(series, start);
+					countError(series.labels, err);
 					throw err;
 				}
 			);
 		};
+	}
+
+	function settle(series: CallSeries, start: number): void {
+		const end = Date.now();
+		series.time.observe(performance.now() - start, end);
+		series.active.add(-1, end);
+	}
+
+	function countError(labels: Labels, err: unknown): void {
+		const { name, code, type: errorType } = (err ?? {}) as { name?: unknown; code?: unknown; type?: unknown };
+		broker.metrics.increment(METRIC.MOLECULER_REQUEST_ERROR_TOTAL, {
+			...labels,
+			errorName: err ? name : null,
+			errorCode: err ? code : null,
+			errorType: err ? errorType : null
+		});
 	}
 
 	return {

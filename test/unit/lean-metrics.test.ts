@@ -1,4 +1,4 @@
-import { ServiceBroker } from "moleculer";
+import { MetricReporters, ServiceBroker } from "moleculer";
 import { leanMetrics, type Labels, type MoleculerMetric } from "../../shared/runtime/lean-metrics.js";
 import { Series } from "../../shared/runtime/metric-series.js";
 
@@ -83,4 +83,28 @@ test("a series updated in place shows in the next snapshot, and is made again af
 		expect(metric("h").snapshot()).toMatchObject([{ count: 2, buckets: { 1: 1, 10: 2 } }]);
 		if (round === 1) for (const name of ["c", "h"]) metric(name).clear();
 	}
+});
+
+test("a reporter told of changes is still told of each update", () => {
+	const changes: [string, unknown][] = [];
+	class Listening extends MetricReporters.Base {
+		override metricChanged(metric: { name: string }, value: unknown): void {
+			changes.push([metric.name, value]);
+		}
+	}
+	const metrics = new ServiceBroker({ logger: false, metrics: { enabled: true, reporter: [new Listening({}) as never] } }).metrics;
+	leanMetrics(metrics);
+	metrics.register({ type: "counter", name: "c", labelNames: LABELS });
+	metrics.register({ type: "histogram", name: "h", labelNames: LABELS, buckets: [1, 10] });
+	const labels = updates[0] as Labels;
+	new Series(metrics.getMetric("c") as unknown as MoleculerMetric, labels).add(2, Date.now());
+	new Series(metrics.getMetric("h") as unknown as MoleculerMetric, labels).observe(5, Date.now());
+	metrics.increment("c", labels);
+	metrics.observe("h", 7, labels);
+	expect(changes.filter(([name]) => name === "c" || name === "h")).toEqual([
+		["c", 2],
+		["h", 5],
+		["c", 3],
+		["h", 7]
+	]);
 });
