@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from "moleculer";
@@ -155,7 +154,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		optimizeOrder: false,
 		rootCallOptions(this: GatewayThis, options: { requestID?: string; parentSpan?: ParentSpan }, req: IncomingMessage) {
 			const given = req.headers["x-request-id"];
-			options.requestID = typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
+			// Without a usable one, the root context's own id (a random UUID-shaped token Moleculer
+			// makes for every context) is the request id: no second random id per request.
+			options.requestID = typeof given === "string" && REQUEST_ID_RE.test(given) ? given : undefined;
 			// A caller's W3C trace context continues here; its trace id becomes the request id.
 			const parentSpan = parseTraceparent(req.headers.traceparent);
 			if (parentSpan !== undefined) options.parentSpan = parentSpan;
