@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 		}
 		throw err;
 	}
-	// Only where stream chunks cross NATS: an embedded process keeps V8's own growth, and so its memory bound (heap-growth.ts).
+	// For good only where stream chunks cross NATS: an embedded process takes it while a transfer runs, and keeps its memory bound (heap-growth.ts).
 	if (config.transporter !== undefined) pinHeapGrowth();
 
 	if (process.argv.includes("--migrate")) {
