@@ -67,6 +67,7 @@ export class BatchedDestination {
 	private written = 0;
 	private dropped = 0;
 	private closed = false;
+	private exiting = false;
 	private readonly timer: NodeJS.Timeout;
 
 	constructor(options: DestinationOptions) {
@@ -112,8 +113,16 @@ export class BatchedDestination {
 
 	/** Writes everything waiting, now: the process is exiting and has no event loop left. */
 	readonly flushSync = (): void => {
-		if (this.closed) return;
+		// Nothing asynchronous from here: the exit would cut it off.
+		this.exiting = true;
+		this.writeWaitingSync();
+		// The backlog is written: the drop notice has room, and is written too.
 		this.reportDropped();
+		this.writeWaitingSync();
+	};
+
+	private writeWaitingSync(): void {
+		if (this.closed) return;
 		this.seal();
 		for (const batch of this.queue.splice(0)) {
 			let offset = 0;
@@ -128,7 +137,7 @@ export class BatchedDestination {
 			}
 		}
 		this.queuedBytes = 0;
-	};
+	}
 
 	/** Moves the buffer being filled to the queue, and takes a fresh one. */
 	private seal(): void {
@@ -145,7 +154,7 @@ export class BatchedDestination {
 	}
 
 	private startWrite(): void {
-		if (this.writing || this.closed) return;
+		if (this.writing || this.closed || this.exiting) return;
 		if (this.queue.length === 0) this.seal();
 		const batch = this.queue.shift();
 		if (!batch) return this.reportDropped();

@@ -84,6 +84,19 @@ describe("batched log destination", () => {
 		out.end();
 	});
 
+	test("at exit behind a stalled write: the lines after the batch it holds, then the drop notice, all written synchronously", () => {
+		const fd = new FakeFd();
+		fd.auto = false;
+		const out = new BatchedDestination({ fd: 1, chunkBytes: 1024, minBytes: 16, maxPendingBytes: 4096, files: fd, onDropped: lines => out.write(`dropped ${lines}\n`) });
+		const lines = Array.from({ length: 1000 }, (_, i) => `{"n":${i}}\n`);
+		const taken = lines.filter(line => out.write(line));
+		const held = Buffer.byteLength(lines.slice(0, 2).join(""));
+		out.flushSync();
+		expect(fd.waiting).toHaveLength(1);
+		expect(fd.text()).toBe(`${taken.join("").slice(held)}dropped ${lines.length - taken.length}\n`);
+		out.end();
+	});
+
 	test("a full pipe (EAGAIN) is retried; a closed one (EPIPE) ends logging without an error", async () => {
 		const fd = new FakeFd();
 		fd.refusals = ["EAGAIN", "EAGAIN"];
