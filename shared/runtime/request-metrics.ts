@@ -1,9 +1,11 @@
 import * as moleculer from "moleculer";
-import { METRIC, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { METRIC, type Context, type Middleware, type ServiceBroker, type Transit } from "moleculer";
 import type { Labels, MoleculerMetric } from "./lean-metrics.js";
 import { Series } from "./metric-series.js";
+import { gaugeTransitSizes } from "./transit-gauges.js";
 
 type Handler = (ctx: Context) => Promise<unknown>;
+type Publish = Transit["publish"];
 type ActionDef = { name: string; service?: { fullName?: string } };
 
 /** Moleculer's own Metrics middleware (not in its typings). */
@@ -23,7 +25,9 @@ interface CallSeries {
  * Moleculer's Metrics middleware builds five label objects per call, looks each metric up by
  * name, hashes the labels again for every update (twice for the active gauge) and reads the
  * clock through arrays; here the label sets and series are made once per action and caller.
- * Every other part of Moleculer's middleware (its registrations, events, transit) is its own.
+ * The transit gauges are set to the current sizes (transit-gauges.ts) where Moleculer's
+ * middleware adds the sizes at every packet published; every other part of Moleculer's
+ * middleware (its registrations, events, transit counters) is its own.
  */
 export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
 	const own = moleculerMetrics(broker);
@@ -88,6 +92,16 @@ export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
 
 	return {
 		...own,
+		created(this: unknown, created: ServiceBroker) {
+			(own.created as (this: unknown, broker: ServiceBroker) => void).call(this, created);
+			gaugeTransitSizes(created);
+		},
+		// Moleculer's typings have this hook return a promise; it returns the wrapped publish.
+		transitPublish: ((next: Publish): Publish =>
+			packet => {
+				broker.metrics.increment(METRIC.MOLECULER_TRANSIT_PUBLISH_TOTAL, { type: packet.type });
+				return next(packet);
+			}) as unknown as Middleware["transitPublish"],
 		localAction: (next: Handler, action: ActionDef) => wrap(next, action, "local"),
 		remoteAction: (next: Handler, action: ActionDef) => wrap(next, action, "remote")
 	} as Middleware;
