@@ -16,3 +16,10 @@ export function noteJsonText(value: object, text: string): void {
 export function jsonText(value: unknown): string {
 	return (typeof value === "object" && value !== null ? texts.get(value) : undefined) ?? JSON.stringify(value);
 }
+
+/** `value` and everything it holds, frozen: what noteJsonText asks of an object before its text is kept. */
+export function deepFreeze<T>(value: T): T {
+	if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+	for (const item of Object.values(value)) deepFreeze(item);
+	return Object.freeze(value);
+}

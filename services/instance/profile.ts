@@ -1,3 +1,4 @@
+import { deepFreeze, noteJsonText } from "../../shared/encoded-json.js";
 import type { ApiCompat } from "../../shared/runtime/config.js";
 import { VERSION } from "../../shared/version.js";
 import type { SetupState } from "../auth/auth.contract.js";
@@ -19,8 +20,28 @@ export function toProfileJson(setup: SetupState, accessMode: AccessMode, env: { 
 	};
 }
 
+type ProfileEnv = InstanceDeps["env"];
+
+/**
+ * The last profile answered, with the facts it was made of. Every client asks for the profile
+ * when it starts, and it changes only with those facts (the setup state is the cached object
+ * itself, replaced when the cache drops it): it is encoded once, and its own copy (nothing of the
+ * cached facts is frozen) is kept with that text noted (shared/encoded-json.ts), so an embedded
+ * gateway sends the text rather than encoding the profile again.
+ */
+let last: { setup: SetupState; accessMode: AccessMode; env: ProfileEnv; profile: Record<string, unknown> } | undefined;
+
+function sameEnv(a: ProfileEnv, b: ProfileEnv): boolean {
+	return a.instanceUrl === b.instanceUrl && a.commit === b.commit && a.apiCompat === b.apiCompat;
+}
+
 /** GetInstanceProfile (contract 4.10): open to everyone, from cached facts. */
 export async function getProfile(deps: InstanceDeps): Promise<Record<string, unknown>> {
 	const [setup, accessMode] = await Promise.all([deps.caches.setup.getOrLoad("setup", () => deps.peers.setupState()), readAccessMode(deps)]);
-	return toProfileJson(setup, accessMode, deps.env);
+	if (last !== undefined && last.setup === setup && last.accessMode === accessMode && sameEnv(last.env, deps.env)) return last.profile;
+	const text = JSON.stringify(toProfileJson(setup, accessMode, deps.env));
+	const profile = deepFreeze(JSON.parse(text) as Record<string, unknown>);
+	noteJsonText(profile, text);
+	last = { setup, accessMode, env: { ...deps.env }, profile };
+	return profile;
 }

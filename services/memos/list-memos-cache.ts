@@ -1,5 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
-import { noteJsonText } from "../../shared/encoded-json.js";
+import { deepFreeze, noteJsonText } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "./list-memos.js";
 import type { ListMemosQuery } from "./list-params.js";
@@ -134,12 +134,6 @@ function sameEntries<K, V>(now: ReadonlyMap<K, V>, then: ReadonlyMap<K, V>): boo
 	if (now.size !== then.size) return false;
 	for (const [key, value] of then) if (now.get(key) !== value) return false;
 	return true;
-}
-
-function deepFreeze<T>(value: T): T {
-	if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-	for (const item of Object.values(value)) deepFreeze(item);
-	return Object.freeze(value);
 }
 
 /**
