@@ -45,6 +45,9 @@ export function defineEvent<P>(name: FullName): EventRef<P> {
 	return Object.freeze({ name });
 }
 
+/** Moleculer's own local event: a service of this process or of another node came or went. */
+export const servicesChanged = defineEvent<{ localService: boolean }>("$services.changed");
+
 /** The params of a public operation as the gateway hands them over (path, query and body merged); the action parses them. */
 export type ApiParams = Record<string, unknown>;
 /** The JSON answer of a public operation (its shape is in the API contract). */

@@ -3,7 +3,7 @@ import { BoundedCache } from "../../shared/cache/bounded-cache.js";
 import { invalidateOn } from "../../shared/cache/invalidate-on.js";
 import { signedIn, type RequestMeta } from "../../shared/caller.js";
 import type { DocumentStore } from "../../shared/store/document-store.js";
-import { broadcast, call } from "../../shared/contract.js";
+import { broadcast, call, onEvent, servicesChanged } from "../../shared/contract.js";
 import { invalidArgument, notFound, unauthenticated } from "../../shared/errors.js";
 import { pathId } from "../../shared/ids.js";
 import { formatName } from "../../shared/names.js";
@@ -540,10 +540,9 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 	},
 
 	events: {
-		// Moleculer's local event when a service of this process or of another node comes or goes.
-		"$services.changed"(this: MemosThis) {
+		...onEvent<{ localService: boolean }, MemosThis>(servicesChanged, function () {
 			this.listPeersLocal = listPeersLocal(this.broker);
-		},
+		}),
 		...invalidateOn<MemosThis, string, SpaceMemberEvent>(
 			spacesEvents.memberChanged.name,
 			service => service.membershipCache,
