@@ -245,7 +245,10 @@ describeCluster("cluster failures", () => {
 		const clients = Array.from({ length: CLIENTS }, client);
 		await waitFor("load on the gateway", async () => (statuses.length >= 20 ? true : undefined));
 		const answeredBefore = statuses.length;
-		expect(await cluster.procs.gateway?.stop("SIGTERM")).toBe(0);
+		const gateway = cluster.procs.gateway as Proc;
+		expect(await gateway.stop("SIGTERM")).toBe(0);
+		// Its last log line, logged just before process.exit, waits in the log's batch: pino writes it at exit.
+		await waitFor("the gateway's last log line", async () => (gateway.output().includes("ServiceBroker is stopped. Good bye.") ? true : undefined), 30000);
 		await Promise.all(clients);
 		agent.destroy();
 		expect(statuses.filter(s => s !== 200 && s !== 503)).toEqual([]);

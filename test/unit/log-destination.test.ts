@@ -1,125 +1,112 @@
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
 import path from "node:path";
-import { BatchedDestination, type DestinationFiles } from "../../shared/runtime/log-destination.js";
+import { logDestination } from "../../shared/runtime/broker-options.js";
 import { waitFor } from "../support/processes.js";
 
-type Callback = (err: NodeJS.ErrnoException | null, written: number) => void;
+const KiB = 1024;
 
-/** A descriptor that takes at most `takes` bytes per write, answering when the test lets it. */
-class FakeFd implements DestinationFiles {
-	readonly bytes: Buffer[] = [];
-	readonly waiting: (() => void)[] = [];
-	refusals: string[] = [];
-	auto = true;
-
-	constructor(private readonly takes = Infinity) {}
-
-	write(_fd: number, buffer: Buffer, offset: number, length: number, _position: null, callback: Callback): void {
-		const answer = () => {
-			const code = this.refusals.shift();
-			if (code) return callback(Object.assign(new Error(code), { code }), 0);
-			const n = Math.min(length, this.takes);
-			this.bytes.push(Buffer.from(buffer.subarray(offset, offset + n)));
-			callback(null, n);
-		};
-		if (this.auto) setImmediate(answer);
-		else this.waiting.push(answer);
-	}
-
-	writeSync(_fd: number, buffer: Buffer, offset: number, length: number): number {
-		this.bytes.push(Buffer.from(buffer.subarray(offset, offset + length)));
-		return length;
-	}
-
-	release(): void {
-		this.auto = true;
-		for (const answer of this.waiting.splice(0)) answer();
-	}
-
-	text(): string {
-		return Buffer.concat(this.bytes).toString("utf8");
-	}
+/** A real pipe (a FIFO) whose reader reads nothing until `read` is called. */
+function stalledPipe() {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), "log-pipe-"));
+	const fifo = path.join(dir, "pipe");
+	execFileSync("mkfifo", [fifo]);
+	const readFd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+	const writeFd = fs.openSync(fifo, "w");
+	let text = "";
+	let reader: net.Socket | undefined;
+	return {
+		writeFd,
+		read() {
+			if (reader) return;
+			reader = new net.Socket({ fd: readFd, readable: true, writable: false });
+			reader.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+		},
+		text: () => text,
+		close() {
+			reader?.destroy();
+			fs.rmSync(dir, { recursive: true });
+		}
+	};
 }
 
-const lineOf = (i: number) => `{"n":${i},"text":"${i % 7 === 0 ? "é€😀".repeat(i % 50) : "x".repeat(i % 300)}"}\n`;
+const lineOf = (i: number) => `{"n":${i},"text":"${"x".repeat(i % 300)}"}\n`;
 
-describe("batched log destination", () => {
-	test("every line, in order, whole, across batches, partial writes and lines longer than a batch", async () => {
-		const fd = new FakeFd(1000);
-		const out = new BatchedDestination({ fd: 1, chunkBytes: 4096, minBytes: 2048, files: fd });
-		const lines = Array.from({ length: 3000 }, (_, i) => lineOf(i));
-		lines.splice(1500, 0, `{"long":"${"é".repeat(5000)}"}\n`);
-		for (const [i, line] of lines.entries()) {
-			out.write(line);
-			if (i % 100 === 0) await new Promise(resolve => setImmediate(resolve));
+/** A line as pino hands it to the destination in the app (broker-options.ts's `toBuffer` hook); sonic-boom's typings say a string. */
+const bytesOf = (line: string) => Buffer.from(line) as unknown as string;
+
+const notices = (text: string) => text.split("\n").filter(line => line.includes('"droppedLines"'));
+
+describe("the log destination (pino's sonic-boom)", () => {
+	// The pipe is read and closed even when a test fails: a write blocked on it would keep Jest waiting.
+	let cleanup: (() => void) | undefined;
+	afterEach(() => {
+		cleanup?.();
+		cleanup = undefined;
+	});
+
+	test("a reader that does not read: what waits stays bounded, the lines beyond are dropped, and one warn line counts them once the reader catches up", async () => {
+		const pipe = stalledPipe();
+		const maxBytes = 64 * KiB;
+		const out = logDestination(pipe.writeFd, maxBytes);
+		cleanup = () => {
+			pipe.read();
+			out.end();
+			pipe.close();
+		};
+		const dropped = new Set<string>();
+		out.on("drop", (line: Buffer) => dropped.add(line.toString()));
+		const lines: string[] = [];
+		// Written over several turns of the event loop, so the batches go out until the pipe is full.
+		while (dropped.size < 100) {
+			for (let i = 0; i < 100; i++) {
+				const line = lineOf(lines.length);
+				lines.push(line);
+				out.write(bytesOf(line));
+			}
+			await new Promise(resolve => setImmediate(resolve));
+			expect(lines.length).toBeLessThan(1_000_000);
 		}
-		// Lines below the batch size go out at the periodic flush.
-		await waitFor("every line", async () => (fd.text() === lines.join("") ? true : undefined));
-		out.end();
+		const taken = lines.filter(line => !dropped.has(line));
+		// What the pipe holds (at most 1 MiB, Linux's pipe-max-size) plus what waits in the process.
+		expect(Buffer.byteLength(taken.join(""))).toBeLessThanOrEqual(maxBytes + 1024 * KiB);
+
+		pipe.read();
+		// A notice comes at each catching up: one may already have come while the pipe still took batches.
+		const counted = () => notices(pipe.text()).reduce((sum, line) => sum + (JSON.parse(line) as { droppedLines: number }).droppedLines, 0);
+		await waitFor("every drop said", async () => (counted() === dropped.size ? true : undefined));
+		for (const notice of notices(pipe.text())) {
+			const { droppedLines } = JSON.parse(notice) as { droppedLines: number };
+			expect(JSON.parse(notice)).toMatchObject({ level: 40, msg: `${droppedLines} log lines dropped: the log's reader did not keep up with them` });
+		}
+		const withoutNotices = () => pipe.text().split("\n").filter(line => line && !line.includes('"droppedLines"')).map(line => `${line}\n`).join("");
+		expect(withoutNotices()).toBe(taken.join(""));
+
+		// Said once: the lines after it come without another notice.
+		const said = notices(pipe.text()).length;
+		const after = lineOf(7);
+		out.write(bytesOf(after));
+		await waitFor("a line after the notices", async () => (pipe.text().endsWith(after) ? true : undefined));
+		expect(notices(pipe.text())).toHaveLength(said);
 	});
 
-	test("a write is not waited for: lines are taken while the descriptor has not answered", () => {
-		const fd = new FakeFd();
-		fd.auto = false;
-		const out = new BatchedDestination({ fd: 1, chunkBytes: 1024, minBytes: 512, files: fd });
-		for (let i = 0; i < 100; i++) expect(out.write(lineOf(i))).toBe(true);
-		expect(fd.waiting).toHaveLength(1);
-		fd.release();
-		out.end();
-	});
-
-	test("a slow descriptor: what waits stays bounded, lines beyond it are dropped and counted once the backlog is written", async () => {
-		const fd = new FakeFd();
-		fd.auto = false;
-		const dropped: number[] = [];
-		const out = new BatchedDestination({ fd: 1, chunkBytes: 1024, minBytes: 512, maxPendingBytes: 8192, files: fd, onDropped: lines => dropped.push(lines) });
-		const lines = Array.from({ length: 2000 }, (_, i) => `{"n":${i}}\n`);
-		const taken = lines.filter(line => out.write(line));
-		expect(taken.length).toBeLessThan(lines.length);
-		expect(Buffer.byteLength(taken.join(""))).toBeLessThanOrEqual(8192 + 1024 + 1024);
-		fd.release();
-		await waitFor("the backlog written", async () => (dropped.length > 0 ? true : undefined));
-		expect(dropped).toEqual([lines.length - taken.length]);
-		await waitFor("the lines taken", async () => (fd.text() === taken.join("") ? true : undefined));
-		out.end();
-	});
-
-	test("at exit behind a stalled write: the lines after the batch it holds, then the drop notice, all written synchronously", () => {
-		const fd = new FakeFd();
-		fd.auto = false;
-		const out = new BatchedDestination({ fd: 1, chunkBytes: 1024, minBytes: 16, maxPendingBytes: 4096, files: fd, onDropped: lines => out.write(`dropped ${lines}\n`) });
-		const lines = Array.from({ length: 1000 }, (_, i) => `{"n":${i}}\n`);
-		const taken = lines.filter(line => out.write(line));
-		const held = Buffer.byteLength(lines.slice(0, 2).join(""));
-		out.flushSync();
-		expect(fd.waiting).toHaveLength(1);
-		expect(fd.text()).toBe(`${taken.join("").slice(held)}dropped ${lines.length - taken.length}\n`);
-		out.end();
-	});
-
-	test("a full pipe (EAGAIN) is retried; a closed one (EPIPE) ends logging without an error", async () => {
-		const fd = new FakeFd();
-		fd.refusals = ["EAGAIN", "EAGAIN"];
-		const out = new BatchedDestination({ fd: 1, chunkBytes: 1024, minBytes: 100, retryMs: 1, files: fd });
-		const lines = Array.from({ length: 20 }, (_, i) => lineOf(i));
-		for (const line of lines) out.write(line);
-		await waitFor("the lines after two refusals", async () => (fd.text() === lines.join("") ? true : undefined));
-
-		fd.refusals = ["EPIPE"];
-		out.write("x".repeat(200));
-		await waitFor("the closed pipe seen", async () => (out.write("more") ? undefined : true));
-		out.end();
-	});
-
-	test("at exit, lines waiting are written synchronously, process.exit included", () => {
-		const module = JSON.stringify(path.resolve("shared/runtime/log-destination.ts"));
+	test("at exit (process.exit), the lines waiting are written, then a drop count not yet said", () => {
+		const module = JSON.stringify(path.resolve("dist/shared/runtime/broker-options.js"));
+		// A bound below a batch: no asynchronous write starts, everything is left to the exit.
 		const script = `
-import { BatchedDestination } from ${module};
-const out = new BatchedDestination({ fd: 1 });
-for (let i = 0; i < 2000; i++) out.write(\`line \${i}\\n\`);
+import { logDestination } from ${module};
+const out = logDestination(1, 8 * 1024);
+for (let i = 0; i < 2000; i++) out.write(Buffer.from(\`line \${i}\\n\`));
 process.exit(0);
 `;
 		const output = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
-		expect(output).toBe(Array.from({ length: 2000 }, (_, i) => `line ${i}\n`).join(""));
+		const lines = output.split("\n").filter(Boolean);
+		const notice = lines.pop() as string;
+		const taken = lines.length;
+		expect(lines).toEqual(Array.from({ length: taken }, (_, i) => `line ${i}`));
+		expect(taken).toBeGreaterThan(0);
+		expect(JSON.parse(notice)).toMatchObject({ level: 40, droppedLines: 2000 - taken });
 	});
 });
