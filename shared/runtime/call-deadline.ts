@@ -1,15 +1,11 @@
 import { Errors, METRIC, type ActionSchema, type Context, type Middleware, type ServiceBroker } from "moleculer";
-import { DeadlineWatch } from "./deadline-watch.js";
 import { RequestMetricsMiddleware } from "./request-metrics.js";
 
 type Handler = (ctx: Context) => Promise<unknown>;
-
-/** The time-outs of every call in flight in this process, on one timer. */
-const deadlines = new DeadlineWatch();
 type ActionDef = ActionSchema & { name: string; timeout?: number; service?: { fullName?: string } };
 
 /**
- * A call's time-out: it does what Moleculer's Timeout middleware does (the
+ * A call's time-out, with one timer: it does what Moleculer's Timeout middleware does (the
  * default time-out, the start time for the distributed deadline, the warning, the
  * `moleculer_request_timeout_total` count, RequestTimeoutError) and what that middleware
  * missed. Moleculer's sits outside the context tracker, so a call whose answer never came
@@ -17,8 +13,7 @@ type ActionDef = ActionSchema & { name: string; timeout?: number; service?: { fu
  * SHUTDOWN_TIMEOUT_MS for it; a remote call also stayed among the transit's pending requests
  * for good. This one sits inside the tracker (brokerMiddlewares): at the time-out, or on any
  * failure, the context settles and its pending request is dropped. A local handler past its
- * time-out still runs to its end. Both together cost each call two timers and five promises;
- * this one costs a promise and an entry in a DeadlineWatch (one timer for all calls).
+ * time-out still runs to its end. Both together cost each call two timers and five promises.
  * Moleculer's also signals a time-out to `ctx.params` when that is a stream, which in 0.15 it
  * never is (a call's stream is `ctx.stream`): that part is not copied.
  */
@@ -48,14 +43,14 @@ function withDeadline(broker: ServiceBroker, next: Handler, action: ActionDef, r
 		const call = next(ctx);
 		// One promise, settled by the answer or the time-out, whichever comes first.
 		return new Promise((resolve, reject) => {
-			const deadline = deadlines.watch(timeout, () => reject(timedOut(ctx, timeout)));
+			const timer = setTimeout(() => reject(timedOut(ctx, timeout)), timeout);
 			call.then(
 				result => {
-					deadlines.settle(deadline);
+					clearTimeout(timer);
 					resolve(result);
 				},
 				(err: unknown) => {
-					deadlines.settle(deadline);
+					clearTimeout(timer);
 					release(ctx);
 					reject(err);
 				}
