@@ -131,6 +131,8 @@ export function parseEnum<const T extends string>(value: unknown, names: readonl
 const EQUALS = 0x3d;
 const URL_SAFE = ["-", "_"];
 const STANDARD = ["+", "/"];
+const URL_SAFE_BYTES = [0x2d, 0x5f];
+const STANDARD_BYTES = [0x2b, 0x2f];
 
 /**
  * ASCII base64 is decoded this many characters at a time: each slice a small string on the
@@ -142,7 +144,10 @@ const DECODE_SLICE_CHARS = 64 * 1024;
 /**
  * The bytes of base64 text, given as a string or as its ASCII bytes (a request body's), by
  * the rules of parseBytes; undefined when it is not base64. Bytes given as bytes are decoded
- * into `allocate(length)`, a slice at a time.
+ * into `allocate(length)`, a slice at a time. Node decodes either alphabet under either name,
+ * so the alphabets are looked for only to refuse a text that mixes them; in bytes, slice by
+ * slice, while the slice is in the CPU's cache for its decoding, rather than in passes over
+ * megabytes (issue 19).
  */
 export function decodeBase64Text(text: string | Buffer, allocate: (length: number) => Buffer = Buffer.allocUnsafeSlow): Buffer | undefined {
 	const codeAt = (at: number) => (typeof text === "string" ? text.charCodeAt(at) : text[at]);
@@ -152,19 +157,24 @@ export function decodeBase64Text(text: string | Buffer, allocate: (length: numbe
 	// A lone trailing character holds only 6 bits, less than a byte.
 	if (end % 4 === 1) return undefined;
 	if (padding > 0 && (end + padding) % 4 !== 0) return undefined;
-	const data = typeof text === "string" ? text.slice(0, end) : text.subarray(0, end);
-	const has = (characters: string[]) => characters.some(character => data.includes(character));
-	const urlSafe = has(URL_SAFE);
-	if (urlSafe && has(STANDARD)) return undefined;
-	const encoding = urlSafe ? "base64url" : "base64";
-	if (typeof data === "string") {
-		const bytes = Buffer.from(data, encoding);
+	if (typeof text === "string") {
+		const data = text.slice(0, end);
+		const has = (characters: string[]) => characters.some(character => data.includes(character));
+		if (has(URL_SAFE) && has(STANDARD)) return undefined;
+		const bytes = Buffer.from(data, "base64");
 		return bytes.length === Math.floor((end * 3) / 4) ? bytes : undefined;
 	}
 	const bytes = allocate(Math.floor((end * 3) / 4));
+	let urlSafe = false;
+	let standard = false;
 	for (let from = 0; from < end; from += DECODE_SLICE_CHARS) {
 		const to = Math.min(end, from + DECODE_SLICE_CHARS);
-		const written = bytes.write(data.toString("latin1", from, to), (from / 4) * 3, encoding);
+		const slice = text.subarray(from, to);
+		const has = (characters: number[]) => characters.some(character => slice.includes(character));
+		urlSafe ||= has(URL_SAFE_BYTES);
+		standard ||= has(STANDARD_BYTES);
+		if (urlSafe && standard) return undefined;
+		const written = bytes.write(text.toString("latin1", from, to), (from / 4) * 3, "base64");
 		if (written !== Math.floor(((to - from) * 3) / 4)) return undefined;
 	}
 	return bytes;
