@@ -117,10 +117,13 @@ export interface BytesField {
  */
 function parseAroundBytesField(bytes: Buffer, field: BytesField): Record<string, unknown> | undefined {
 	const bytesAt = field.path;
-	if (!isAscii(bytes)) return undefined;
+	// The scan finds quotes and backslashes in UTF-8 as in ASCII; the field's bytes are checked
+	// by their decoding (a byte outside base64's alphabet is refused), the rest's here.
 	const span = stringSpanAt(bytes, bytesAt);
 	if (span === undefined) return undefined;
-	const rest = Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]).toString("latin1");
+	const restBytes = Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]);
+	if (!isAscii(restBytes)) return undefined;
+	const rest = restBytes.toString("latin1");
 	let body: unknown;
 	try {
 		body = JSON.parse(rest);
