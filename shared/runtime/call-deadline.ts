@@ -1,3 +1,4 @@
+import * as moleculer from "moleculer";
 import { Errors, METRIC, type ActionSchema, type Context, type Middleware, type ServiceBroker } from "moleculer";
 import { RequestMetricsMiddleware } from "./request-metrics.js";
 
@@ -79,15 +80,43 @@ export const CallDeadlineMiddleware: Middleware = {
 	}
 } as Middleware;
 
+type MiddlewareFactory = (broker: ServiceBroker) => Middleware;
+
+/** Moleculer's own middlewares (not in its typings). */
+const moleculerMiddlewares = (moleculer as unknown as { Middlewares: Record<"CircuitBreaker" | "Retry", MiddlewareFactory> }).Middlewares;
+
+/**
+ * Moleculer's middleware `name`, wrapping local actions only on a broker with a transporter.
+ * Without one (the embedded run) an action has one endpoint, this node's: a circuit breaker
+ * over it could only refuse every call for its half-open time without steering any to another
+ * node, and a retry would call the same handler again after a failure that said no node could
+ * take the call. Their wrappers cost every call three promises for that.
+ */
+function onlyWithTransporter(name: "CircuitBreaker" | "Retry"): MiddlewareFactory {
+	return broker => {
+		const own = moleculerMiddlewares[name](broker);
+		const wrapLocal = own.localAction as (this: ServiceBroker, next: Handler, action: ActionDef) => Handler;
+		return {
+			...own,
+			localAction(this: ServiceBroker, next: Handler, action: ActionDef) {
+				return this.transit ? wrapLocal.call(this, next, action) : next;
+			}
+		} as Middleware;
+	};
+}
+
 /**
  * Every broker's middlewares, innermost first: ours, then Moleculer's own in its order
  * (`INTERNAL_MIDDLEWARES` of service-broker.js, which BrokerOptions.internalMiddlewares: false
- * leaves out) with its Timeout replaced by CallDeadline, inside the context tracker, and its
+ * leaves out) with its Timeout replaced by CallDeadline, inside the context tracker, its
  * Metrics by RequestMetrics (given as a factory, which Moleculer takes although its typings
- * name only objects). Its Fallback is left out: no action declares a fallback and no call asks
- * for a fallback response, and it wrapped every call in one more promise for nothing.
+ * name only objects), and its CircuitBreaker and Retry kept off local actions of an embedded
+ * run (onlyWithTransporter). Its Fallback is left out: no action declares a fallback and no
+ * call asks for a fallback response, and it wrapped every call in one more promise for nothing.
  */
 export function brokerMiddlewares(own: Middleware[]): (Middleware | string)[] {
 	const metrics = RequestMetricsMiddleware as unknown as Middleware;
-	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", "CircuitBreaker", "Retry", "ErrorHandler", "Tracing", metrics, "Debounce", "Throttle"];
+	const circuitBreaker = onlyWithTransporter("CircuitBreaker") as unknown as Middleware;
+	const retry = onlyWithTransporter("Retry") as unknown as Middleware;
+	return [...own, "ActionHook", "Validator", "Bulkhead", "Cacher", CallDeadlineMiddleware, "ContextTracker", circuitBreaker, retry, "ErrorHandler", "Tracing", metrics, "Debounce", "Throttle"];
 }
