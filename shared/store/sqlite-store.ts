@@ -30,6 +30,15 @@ const REGEX_CACHE_SIZE = 500;
 // few hundred memo rows spread over as many pages: at the default most were read again through
 // pread at every list (~0.5 ms of system time per page of 50), at 8 MiB they stay cached.
 const PAGE_CACHE_KIB = 8192;
+/**
+ * WAL pages after which a commit checkpoints them into the database (SQLite's default is 1,000).
+ * A checkpoint syncs the WAL and the database, and it runs inside the commit that passes the
+ * mark, on the event loop: under 16 concurrent CreateMemo requests a commit writes ~80 pages
+ * (a new memo's ~57 index entries), so at 1,000 a checkpoint, its two fsyncs and its copy of
+ * every page came every dozen commits. At 10,000 (a WAL of up to ~40 MiB) they come a tenth
+ * as often, and a page written by many commits (an index's newest leaf) is copied once.
+ */
+const WAL_CHECKPOINT_PAGES = 10_000;
 // The collection size the planner statistics of an index describe (see createIndex).
 const ASSUMED_ROWS = 1_000_000;
 // What the write probe of a failing store writes (and removes): room for a few documents.
@@ -165,6 +174,7 @@ export class SqliteDocumentStore implements DocumentStore {
 				// process crashing, and a power cut loses at most the last commits, never consistency
 				// (FULL measured about 15 ms a commit on this disk, which caps writes far below the target).
 				db.exec("PRAGMA synchronous = NORMAL");
+				db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
 			}
 			// After the locking mode: this pragma reads the schema, which on a full disk only an
 			// EXCLUSIVE connection can (see open()).
