@@ -43,7 +43,7 @@ import { ReusedBuffers } from "./reused-buffers.js";
 import { settingLimits } from "./setting-limits.js";
 import { buildParams, pickHeaders } from "./request-params.js";
 import { upstreamAnswer, upstreamRequest } from "./upstream-compat.js";
-import { jsonText } from "../../shared/encoded-json.js";
+import { jsonBody } from "../../shared/encoded-json.js";
 import { isIdempotent, toAliasPath, type RouteSpec } from "./route-spec.js";
 import { ROUTE_TABLE } from "./route-table.js";
 import { METHOD_NOT_ALLOWED, NOT_FOUND, SHUTTING_DOWN, mapError, type MappedError } from "./status.js";
@@ -366,9 +366,9 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			return true;
 		},
 
-		/** moleculer-web's encoding of an action's answer, reusing the text of a kept response (shared/encoded-json.ts). */
-		encodeResponse(_req: IncomingMessage, _res: ServerResponse, data: unknown): string {
-			return jsonText(data);
+		/** moleculer-web's encoding of an action's answer, reusing the encoding of a kept response (shared/encoded-json.ts). */
+		encodeResponse(_req: IncomingMessage, _res: ServerResponse, data: unknown): string | Buffer {
+			return jsonBody(data);
 		},
 
 		sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void {

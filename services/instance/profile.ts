@@ -1,4 +1,4 @@
-import { deepFreeze, noteJsonText } from "../../shared/encoded-json.js";
+import { deepFreeze, noteJson } from "../../shared/encoded-json.js";
 import type { ApiCompat } from "../../shared/runtime/config.js";
 import { VERSION } from "../../shared/version.js";
 import type { SetupState } from "../auth/auth.contract.js";
@@ -41,7 +41,7 @@ export async function getProfile(deps: InstanceDeps): Promise<Record<string, unk
 	if (last !== undefined && last.setup === setup && last.accessMode === accessMode && sameEnv(last.env, deps.env)) return last.profile;
 	const text = JSON.stringify(toProfileJson(setup, accessMode, deps.env));
 	const profile = deepFreeze(JSON.parse(text) as Record<string, unknown>);
-	noteJsonText(profile, text);
+	noteJson(profile, text);
 	last = { setup, accessMode, env: { ...deps.env }, profile };
 	return profile;
 }

@@ -1,5 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
-import { deepFreeze, noteJsonText } from "../../shared/encoded-json.js";
+import { deepFreeze, noteJson } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "./list-memos.js";
 import type { ListMemosQuery } from "./list-params.js";
@@ -39,7 +39,8 @@ export interface ListMemosCacheOptions {
  * answers of the service's in-process caches, asked again at each hit. Least recently used
  * entries go first past `maxBytes`. Responses are deep-frozen: embedded, the gateway gets the
  * very object, and a consumer that tried to change one would throw rather than alter what the
- * next caller reads; their JSON text is noted for the gateway (shared/encoded-json.ts).
+ * next caller reads; their JSON is noted for the gateway as UTF-8 bytes (shared/encoded-json.ts):
+ * a page of memos is tens of kilobytes, which Node would measure and encode at every hit if it were text.
  */
 export class ListMemosCache {
 	private readonly entries = new Map<string, Entry>();
@@ -78,9 +79,9 @@ export class ListMemosCache {
 		// A write made here, or committed by another process, while the response was computed moved
 		// the token: the response may hold some of it and not the rest, so it is not kept.
 		if (this.options.changeToken() === token) {
-			const text = JSON.stringify(response);
-			noteJsonText(response, text);
-			this.keep(key, { token, checks, response, bytes: approximateBytes(key, text) });
+			const json = Buffer.from(JSON.stringify(response));
+			noteJson(response, json);
+			this.keep(key, { token, checks, response, bytes: approximateBytes(key, json) });
 		}
 		return response;
 	}
@@ -137,9 +138,9 @@ function sameEntries<K, V>(now: ReadonlyMap<K, V>, then: ReadonlyMap<K, V>): boo
 }
 
 /**
- * Three times the key's and the JSON text's length: the objects in memory (about twice the
- * text) and the text kept beside them for the gateway. An estimate, as the byte budget needs no more.
+ * Three times the key's and the JSON's length: the objects in memory (about twice the JSON) and
+ * the JSON kept beside them for the gateway. An estimate, as the byte budget needs no more.
  */
-function approximateBytes(key: string, text: string): number {
-	return 3 * (key.length + text.length);
+function approximateBytes(key: string, json: Buffer): number {
+	return 3 * (key.length + json.length);
 }

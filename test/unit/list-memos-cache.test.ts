@@ -1,5 +1,5 @@
 import type { Caller } from "../../shared/caller.js";
-import { jsonText } from "../../shared/encoded-json.js";
+import { jsonBody } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "../../services/memos/list-memos.js";
 import { ListMemosCache } from "../../services/memos/list-memos-cache.js";
@@ -96,10 +96,10 @@ test("kept responses are frozen: a consumer that changes one throws", async () =
 	expect((await list()).memos[0]).toMatchObject({ creator: "users/bob" });
 });
 
-test("the JSON text the gateway sends for a kept response is the response's", async () => {
+test("the JSON the gateway sends for a kept response is the response's, as UTF-8 bytes", async () => {
 	const { list } = fixture();
 	const kept = await list();
-	expect(jsonText(kept)).toBe(JSON.stringify(kept));
+	expect(jsonBody(kept)).toEqual(Buffer.from(JSON.stringify(kept)));
 });
 
 test("past the byte budget the least recently used entry goes first", async () => {
