@@ -104,8 +104,9 @@ export class LocalBlobStore implements BlobStore {
 		try {
 			const { size } = await file.stat();
 			if (size < options.offset) throw new RangeError(`append at ${options.offset} to blob ${key} of ${size} bytes`);
-			// Bytes a failed append left beyond the offset are no part of the object.
-			await file.truncate(options.offset);
+			// Bytes a failed append left beyond the offset are no part of the object; a file that
+			// ends at the offset (every append after a successful one) needs no call to the thread pool.
+			if (size > options.offset) await file.truncate(options.offset);
 			const meter = new PutMeter(key, options.size, options.hash);
 			try {
 				await writeBatched(file, body, chunk => meter.add(chunk), options.offset);
