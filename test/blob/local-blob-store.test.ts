@@ -86,6 +86,13 @@ describe("LocalBlobStore", () => {
 		expect(await readFile(join(dir, "staged"), "utf8")).toBe("new");
 	});
 
+	test("an append inside the object (bytes a crash left past the offset) replaces everything from its offset", async () => {
+		const store = new LocalBlobStore({ dir });
+		await store.append("staged", chunked(Buffer.from("abcdefgh")), { offset: 0 });
+		await store.append("staged", chunked(Buffer.from("XY")), { offset: 3 });
+		expect(await readFile(join(dir, "staged"), "utf8")).toBe("abcXY");
+	});
+
 	test("an append past the object's end, or to a missing object but at 0, is refused and writes nothing", async () => {
 		const store = new LocalBlobStore({ dir });
 		await expect(store.append("missing", chunked(Buffer.from("x")), { offset: 5 })).rejects.toBeInstanceOf(BlobNotFoundError);
