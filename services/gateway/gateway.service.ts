@@ -39,6 +39,7 @@ import { serveCrossOrigin, type RouteAlias } from "./cross-origin.js";
 import { defaultResponseHeaders } from "./response-headers.js";
 import { LargeBodySlots, base64BodyBytes, bodyLimitOf, type SettingLimits } from "./body-limits.js";
 import { readJsonBody } from "./json-body.js";
+import { plainQuery } from "./query-string.js";
 import { ReusedBuffers } from "./reused-buffers.js";
 import { settingLimits } from "./setting-limits.js";
 import { buildParams, pickHeaders } from "./request-params.js";
@@ -84,7 +85,10 @@ interface FoundAlias {
 	params: Record<string, unknown>;
 }
 type RouteHandler = (this: unknown, ctx: Context, route: GatewayRoute, req: GatewayRequest, res: ServerResponse, found?: FoundAlias) => Promise<unknown>;
-const libraryRouteHandler = (ApiGateway as unknown as { methods: { routeHandler: RouteHandler } }).methods.routeHandler;
+type ParseQueryString = (this: unknown, req: IncomingMessage) => { query: Record<string, unknown>; url: string };
+const libraryMethods = (ApiGateway as unknown as { methods: { routeHandler: RouteHandler; parseQueryString: ParseQueryString } }).methods;
+const libraryRouteHandler = libraryMethods.routeHandler;
+const libraryParseQueryString = libraryMethods.parseQueryString;
 
 interface GatewaySettings extends ServiceSettingSchema {
 	port: number;
@@ -96,6 +100,7 @@ interface GatewayMethods extends InstanceSettingsMethods {
 	authenticate(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<Caller | null>;
 	refuseCaller(ctx: Context<unknown, RequestMeta>, spec: RouteSpec, err: unknown): never;
 	authorize(ctx: Context<unknown, RequestMeta>, route: unknown, req: GatewayRequest, res: ServerResponse): Promise<void>;
+	parseQueryString(req: IncomingMessage): { query: Record<string, unknown>; url: string };
 	routeHandler(ctx: Context, route: GatewayRoute, req: GatewayRequest, res: ServerResponse, found?: FoundAlias): Promise<unknown>;
 	callAction(route: unknown, actionName: string, req: GatewayRequest, res: ServerResponse, params: Record<string, unknown>): Promise<true>;
 	sendStatus(req: IncomingMessage, res: ServerResponse, mapped: MappedError): void;
@@ -310,6 +315,14 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			refuseLoneSurrogates(req.$params, "the request");
 			if (spec.requestHeaders !== undefined) req.$params[REQUEST_HEADERS_PARAM] = pickHeaders(req.headers, spec.requestHeaders);
 			ctx.meta.requestTime = Date.now();
+		},
+
+		/** moleculer-web's split of the URL and its query, a plain query read without qs (query-string.ts). */
+		parseQueryString(req: IncomingMessage): { query: Record<string, unknown>; url: string } {
+			const url = req.url as string;
+			const question = url.indexOf("?", 1);
+			const query = question === -1 || this.settings.qsOptions !== undefined ? undefined : plainQuery(url.substring(question + 1));
+			return query === undefined ? libraryParseQueryString.call(this, req) : { query, url: url.substring(0, question) };
 		},
 
 		/**
