@@ -2,7 +2,6 @@ import type { Caller } from "../../shared/caller.js";
 import { deepFreeze, noteJson } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "./list-memos.js";
-import type { ListMemosQuery } from "./list-params.js";
 import type { MemosPeers } from "./memos-deps.js";
 
 /**
@@ -35,9 +34,10 @@ export interface ListMemosCacheOptions {
 /**
  * ListMemos responses kept while nothing they were computed from has changed: the store (its
  * change token covers every collection and every writer, so memos, reactions, relations,
- * attachments, users and memberships alike), the caller and the query (the key), and the
- * answers of the service's in-process caches, asked again at each hit. Least recently used
- * entries go first past `maxBytes`. Responses are deep-frozen: embedded, the gateway gets the
+ * attachments, users and memberships alike), the caller and the request's parameters as they
+ * came (the key: they are parsed only when a response is computed), and the answers of the
+ * service's in-process caches, asked again at each hit. Least recently used entries go first
+ * past `maxBytes`. Responses are deep-frozen: embedded, the gateway gets the
  * very object, and a consumer that tried to change one would throw rather than alter what the
  * next caller reads; their JSON is noted for the gateway as UTF-8 bytes (shared/encoded-json.ts):
  * a page of memos is tens of kilobytes, which Node would measure and encode at every hit if it were text.
@@ -49,18 +49,20 @@ export class ListMemosCache {
 	constructor(private readonly options: ListMemosCacheOptions) {}
 
 	/**
-	 * The response kept for the same caller and query while it holds, or `compute`'s, kept when it
-	 * says it may be. `peers` are those `compute` would use. Nothing of the request is parsed
-	 * before the lookup: a kept entry was computed from the same query text, so it was cacheable.
+	 * The response kept for the same caller and parameters while it holds, or `compute`'s, kept
+	 * when it says it may be. `peers` are those `compute` would use. Nothing of the request is
+	 * parsed before the lookup: a kept entry was computed from the same parameters, so they were
+	 * valid and it was cacheable; parameters that differ only in form (an empty one, a default
+	 * given) are entries of their own.
 	 */
-	async response(request: { caller: Caller | null; query: ListMemosQuery }, peers: MemosPeers, compute: (peers: MemosPeers) => Promise<Computed>): Promise<ListMemosResponse> {
-		const { caller, query } = request;
+	async response(request: { caller: Caller | null; params: unknown }, peers: MemosPeers, compute: (peers: MemosPeers) => Promise<Computed>): Promise<ListMemosResponse> {
+		const { caller, params } = request;
 		const token = this.options.changeToken();
 		if (token === null) {
 			this.options.count("bypass");
 			return (await compute(peers)).response;
 		}
-		const key = JSON.stringify([caller?.id ?? null, caller?.username ?? null, caller?.role ?? null, query]);
+		const key = JSON.stringify([caller?.id ?? null, caller?.username ?? null, caller?.role ?? null, params]);
 		const entry = this.entries.get(key);
 		if (entry !== undefined && entry.token === token && (await holds(entry.checks, peers))) {
 			this.entries.delete(key);
@@ -121,7 +123,8 @@ function recordingPeers(peers: MemosPeers, checks: PeerCheck[]): MemosPeers {
 			return roles;
 		},
 		async userNames(ids) {
-			const asked = [...ids];
+			// A page names each of its few creators many times: each hit asks for each once.
+			const asked = [...new Set(ids)];
 			const names = await peers.userNames(asked);
 			// A copy: the caller adds to the map it gets.
 			const seen = new Map(names);

@@ -269,15 +269,15 @@ const MemosService: ServiceSchema<MemosSettings, MemosMethods, MemosVars> = {
 		listMemos: {
 			async handler(ctx: Ctx<Record<string, unknown>>) {
 				const caller = ctx.meta.user ?? null;
-				const query = parseListMemosQuery(ctx.params);
 				const deps = this.deps(ctx);
 				const now = requestTime(ctx);
 				const compute = async (peers: MemosPeers) => {
+					const query = parseListMemosQuery(ctx.params);
 					const filter = parseMemoFilter(query.filter);
 					return { response: await listMemosResponse({ ...deps, peers }, caller, query, filter, now), cacheable: !filter.readsNow };
 				};
 				if (this.listCache === null) return (await compute(deps.peers)).response;
-				return this.listCache.response({ caller, query }, deps.peers, compute);
+				return this.listCache.response({ caller, params: ctx.params }, deps.peers, compute);
 			}
 		},
 

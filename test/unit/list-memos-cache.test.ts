@@ -3,11 +3,11 @@ import { jsonBody } from "../../shared/encoded-json.js";
 import type { ListCacheResult } from "../../shared/runtime/business-metrics.js";
 import type { ListMemosResponse } from "../../services/memos/list-memos.js";
 import { ListMemosCache } from "../../services/memos/list-memos-cache.js";
-import type { ListMemosQuery } from "../../services/memos/list-params.js";
 import type { MemosPeers } from "../../services/memos/memos-deps.js";
 
 const alice: Caller = { id: "u1", username: "alice", role: "USER" };
-const query: ListMemosQuery = { pageSize: 10, pageToken: "", state: "NORMAL", showDeleted: false, filter: "", orderBy: "" };
+/** Query parameters as the gateway passes them: strings, as they came. */
+const params: Record<string, unknown> = { pageSize: "10" };
 
 /** A cache over a settable token, with peers whose user names can change, counting what it did. */
 function fixture(maxBytes = 1024 * 1024) {
@@ -25,26 +25,26 @@ function fixture(maxBytes = 1024 * 1024) {
 		during?.();
 		return { memos: [{ name: `memos/m${state.computed}`, creator: names.get("u2") ?? "" }], nextPageToken: "" };
 	};
-	const list = (during?: () => void, as: Caller | null = alice, q: ListMemosQuery = query, cacheable = true) =>
-		cache.response({ caller: as, query: q }, peers, async used => ({ response: await compute(used, during), cacheable }));
+	const list = (during?: () => void, as: Caller | null = alice, given: Record<string, unknown> = params, cacheable = true) =>
+		cache.response({ caller: as, params: given }, peers, async used => ({ response: await compute(used, during), cacheable }));
 	return { state, results, list };
 }
 
-test("the same caller and query are answered from the cache while the token holds", async () => {
+test("the same caller and parameters are answered from the cache while the token holds", async () => {
 	const { state, results, list } = fixture();
 	const first = await list();
 	expect(await list()).toBe(first);
 	expect({ computed: state.computed, results }).toEqual({ computed: 1, results: ["miss", "hit"] });
 });
 
-test("another caller, or another query, is another entry", async () => {
+test("another caller, or other parameters, is another entry", async () => {
 	const { state, list } = fixture();
 	await list();
 	await list(undefined, { ...alice, role: "ADMIN" });
 	await list(undefined, { ...alice, username: "alice2" });
 	await list(undefined, null);
-	await list(undefined, alice, { ...query, pageSize: 11 });
-	await list(undefined, alice, { ...query, showDeleted: true });
+	await list(undefined, alice, { ...params, pageSize: "11" });
+	await list(undefined, alice, { ...params, showDeleted: "true" });
 	expect(state.computed).toBe(6);
 });
 
@@ -81,8 +81,8 @@ test("without a token (not cacheable) every request is computed and counted as b
 
 test("a response computed as not cacheable (a filter reading now()) is not kept and counts as bypass", async () => {
 	const { state, results, list } = fixture();
-	await list(undefined, alice, query, false);
-	await list(undefined, alice, query, false);
+	await list(undefined, alice, params, false);
+	await list(undefined, alice, params, false);
 	expect({ computed: state.computed, results }).toEqual({ computed: 2, results: ["bypass", "bypass"] });
 });
 
@@ -103,9 +103,9 @@ test("the JSON the gateway sends for a kept response is the response's, as UTF-8
 });
 
 test("past the byte budget the least recently used entry goes first", async () => {
-	// Each entry's estimate (three times its key's and response's JSON) is about 540 bytes: room for two.
-	const { state, list } = fixture(1200);
-	const page = (pageSize: number) => list(undefined, alice, { ...query, pageSize });
+	// Each entry's estimate (three times its key's and response's JSON) is about 330 bytes: room for two.
+	const { state, list } = fixture(800);
+	const page = (pageSize: number) => list(undefined, alice, { ...params, pageSize: String(pageSize) });
 	await page(1);
 	await page(2);
 	await page(1);
