@@ -110,8 +110,11 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	const links = input.attachments === undefined ? [] : checkedNames(await deps.peers.linkAttachments(target, input.attachments, false));
 	// Written with the memo: the links are then applied, or completed by the repair pass.
 	if (links.length > 0) Object.assign(memo, linkMark(links));
+	// The first sequence value is taken beside the count's opening write (countedMemoChange), so
+	// that both writes share a commit: one commit less for the request to wait for.
+	const nextSeq = firstTakenNow(deps.store.nextSeq);
 	try {
-		const insert = async () => ({ result: await insertSequenced(deps.store.memos, deps.store.nextSeq, seq => Object.assign(memo, { seq })), added: 1 });
+		const insert = async () => ({ result: await insertSequenced(deps.store.memos, nextSeq, seq => Object.assign(memo, { seq })), added: 1 });
 		await countedMemoChange(deps.store.totals, now, insert, err => err instanceof DuplicateKeyError);
 	} catch (err) {
 		// Soft-deleted memos keep their document, so their ids stay taken until purged.
@@ -125,4 +128,19 @@ export async function createMemo(deps: MemosDeps, caller: Caller, params: Create
 	// A comment is announced by CreateMemoComment, once it is sure to stay one.
 	if (parentId === null) await deps.announce(memoEvents.created, memoChangeEvent(memo, caller, now));
 	return { memo, attachments, related: relatedIds.length > 0 };
+}
+
+/**
+ * `nextSeq`, called once at once: its first call answers that value, later calls take new ones.
+ * When the caller fails before asking (the count's write failed), that value is never used
+ * (a gap in the sequence, which only needs to increase) and its failure is the caller's.
+ */
+function firstTakenNow(nextSeq: () => Promise<number>): () => Promise<number> {
+	let first: Promise<number> | null = nextSeq();
+	first.catch(() => undefined);
+	return () => {
+		const value = first ?? nextSeq();
+		first = null;
+		return value;
+	};
 }
