@@ -84,6 +84,24 @@ export function logDestination(fd: number, maxBytes = 16 * KiB * KiB): Destinati
  */
 const toBuffer = (line: string): string => Buffer.from(line) as unknown as string;
 
+/** What the log mixin adds to a line that names its request already, or is written outside one. */
+const NOTHING = Object.freeze({});
+
+/**
+ * The request id for a log line: nothing when the line has its own (the access log's), which
+ * pino's default merge would copy, with all the line's fields, into a new object at every line.
+ */
+function requestIdOf(line: object): object {
+	if ("requestId" in line) return NOTHING;
+	const requestId = currentRequestId();
+	return requestId ? { requestId } : NOTHING;
+}
+
+/** pino's default merge (the line's fields win), skipped when there is nothing to add. */
+function withRequestId(line: object, mixed: object): object {
+	return mixed === NOTHING ? line : Object.assign(mixed, line);
+}
+
 /** Broker settings for one process, the same in both run modes except the transporter. */
 export async function brokerOptions(config: Config): Promise<BrokerOptions> {
 	// Loaded only for a cluster: the NATS client is ~65 modules an embedded process never uses.
@@ -109,10 +127,8 @@ export async function brokerOptions(config: Config): Promise<BrokerOptions> {
 									level: config.logLevel,
 									hooks: { streamWrite: toBuffer },
 									// Every line written while serving a request names it.
-									mixin: () => {
-										const requestId = currentRequestId();
-										return requestId ? { requestId } : {};
-									}
+									mixin: requestIdOf,
+									mixinMergeStrategy: withRequestId
 								},
 								destination: stdoutDestination()
 							}
