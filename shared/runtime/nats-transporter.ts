@@ -19,8 +19,34 @@ const PACKET_RESPONSE = "RES";
 const CHUNK_PACKET_HEADER = "Moleculer-Packet";
 /** Node metadata key by which a node says it takes stream chunks as raw message bodies. */
 const RAW_STREAM_CHUNKS_KEY = "rawStreamChunks";
+/** Node metadata key by which a node says it takes several packets in one message (see `batchOf`). */
+const PACKET_BATCHES_KEY = "packetBatches";
 /** What every node on this transporter advertises in its node metadata. */
-export const TRANSPORT_METADATA = { [RAW_STREAM_CHUNKS_KEY]: true };
+export const TRANSPORT_METADATA = { [RAW_STREAM_CHUNKS_KEY]: true, [PACKET_BATCHES_KEY]: true };
+
+/** First byte of a message of several packets; a packet (a CBOR map) never starts with it. */
+const BATCH_MARK = 0x00;
+/** Packets up to this size go into batches, and batches up to it; larger ones go alone. */
+const BATCH_BYTES = 64 * 1024;
+
+type Unpublished = { topic: string; data: Buffer; packetHeader?: MsgHdrs; batchable: boolean };
+
+/**
+ * The message carrying `packets` (two or more, all to one node's subject): BATCH_MARK, then each
+ * packet as its length (32-bit, big-endian) and its bytes.
+ */
+function batchOf(packets: readonly Unpublished[]): Buffer {
+	let bytes = 1;
+	for (const { data } of packets) bytes += 4 + data.length;
+	const batch = Buffer.allocUnsafe(bytes);
+	batch[0] = BATCH_MARK;
+	let offset = 1;
+	for (const { data } of packets) {
+		offset = batch.writeUInt32BE(data.length, offset);
+		offset += data.copy(batch, offset);
+	}
+	return batch;
+}
 
 type IncomingPacket = ReturnType<Transporters.NATS["deserialize"]>;
 type PacketHandler = (cmd: string, packet: IncomingPacket) => unknown;
@@ -79,7 +105,7 @@ export type ProbeAnswer = "alive" | "gone" | "unknown";
 export class NatsTransporter extends Transporters.NATS implements SendQueue {
 	private aliveSubscription: Subscription | undefined;
 	/** Packets sent in this turn of the event loop, published together once its I/O callbacks have run. */
-	private unpublished: [topic: string, data: Buffer, packetHeader?: MsgHdrs][] = [];
+	private unpublished: Unpublished[] = [];
 	private handlePacket: PacketHandler | undefined;
 	/** Bytes in `unpublished`. */
 	private unpublishedBytes = 0;
@@ -128,8 +154,10 @@ export class NatsTransporter extends Transporters.NATS implements SendQueue {
 		this.nats?.subscribe(this.getTopicName(cmd, nodeID), {
 			callback: (_err, msg) => {
 				const chunkPacket = msg.headers?.get(CHUNK_PACKET_HEADER);
-				if (chunkPacket) this.receiveRawChunk(cmd, chunkPacket, bufferOver(msg.data));
-				else void this.receive(cmd, bufferOver(msg.data));
+				const data = bufferOver(msg.data);
+				if (chunkPacket) this.receiveRawChunk(cmd, chunkPacket, data);
+				else if (data[0] === BATCH_MARK) this.receiveBatch(cmd, data);
+				else void this.receive(cmd, data);
 			}
 		});
 		return Promise.resolve();
@@ -152,8 +180,13 @@ export class NatsTransporter extends Transporters.NATS implements SendQueue {
 
 	/** Whether `nodeID` (by its node metadata) and the server (by its INFO: headers) take raw chunks. */
 	private takesRawChunks(nodeID: string): boolean {
+		return this.advertises(nodeID, RAW_STREAM_CHUNKS_KEY) && this.nats?.info?.headers === true;
+	}
+
+	/** Whether `nodeID`'s node metadata says it takes what `key` names. */
+	private advertises(nodeID: string, key: string): boolean {
 		const metadata = this.broker.registry.nodes.get(nodeID)?.metadata as Record<string, unknown> | null | undefined;
-		return metadata?.[RAW_STREAM_CHUNKS_KEY] === true && this.nats?.info?.headers === true;
+		return metadata?.[key] === true;
 	}
 
 	/**
@@ -215,6 +248,19 @@ export class NatsTransporter extends Transporters.NATS implements SendQueue {
 		for (const resume of senders) resume();
 	}
 
+	/** Each packet of a batch (see `batchOf`) in turn, as if it had come alone. */
+	private receiveBatch(cmd: string, batch: Buffer): void {
+		for (let offset = 1; offset < batch.length; ) {
+			const end = offset + 4 <= batch.length ? offset + 4 + batch.readUInt32BE(offset) : Infinity;
+			if (end > batch.length) {
+				this.logger.warn("Invalid incoming packet batch. Type:", cmd);
+				return;
+			}
+			void this.receive(cmd, batch.subarray(offset + 4, end));
+			offset = end;
+		}
+	}
+
 	private receiveRawChunk(cmd: string, chunkPacket: string, bytes: Buffer): void {
 		try {
 			const packet = this.deserialize(cmd, Buffer.from(chunkPacket, "base64"));
@@ -264,16 +310,25 @@ export class NatsTransporter extends Transporters.NATS implements SendQueue {
 	 * load. Publishing the packets of a whole event-loop turn at once (after its I/O callbacks,
 	 * in the same turn) makes that one write, and one read for nats-server and the receiving
 	 * node. Order is kept; a packet not yet published when the client closes is published first.
+	 *
+	 * Successive packets of the turn to one node's own subject (requests to a node, its answers),
+	 * when that node takes batches, go as one message (`batchOf`): each message costs the sending
+	 * client a publish and the receiving one a parse and a callback. Under the profile row over
+	 * NATS (32 clients) some 20 packets went per message; the NATS client's share of the CPU
+	 * profile fell from 3.4 to 2.7 % in the gateway, from 6.4 to 5.0 % in the instance process
+	 * (nats-server's CPU per request did not change measurably: it goes with reads and writes).
 	 */
-	override send(topic: string, data: Buffer): Promise<void> {
-		this.enqueue(topic, data);
+	override send(topic: string, data: Buffer, meta?: { packet?: OutgoingPacket; balanced?: boolean }): Promise<void> {
+		// A balanced packet's subject is a queue group's, whichever node takes it.
+		const target = meta?.balanced === true ? undefined : meta?.packet?.target;
+		this.enqueue(topic, data, undefined, target != null && data.length <= BATCH_BYTES && this.advertises(target, PACKET_BATCHES_KEY));
 		return Promise.resolve();
 	}
 
-	private enqueue(topic: string, data: Buffer, packetHeader?: MsgHdrs): void {
+	private enqueue(topic: string, data: Buffer, packetHeader?: MsgHdrs, batchable = false): void {
 		if (!this.nats) return;
 		if (this.unpublished.length === 0) setImmediate(() => this.publishSent());
-		this.unpublished.push([topic, data, packetHeader]);
+		this.unpublished.push({ topic, data, packetHeader, batchable });
 		this.unpublishedBytes += data.length;
 	}
 
@@ -281,16 +336,28 @@ export class NatsTransporter extends Transporters.NATS implements SendQueue {
 		const packets = this.unpublished;
 		this.unpublished = [];
 		this.unpublishedBytes = 0;
-		for (const [topic, data, packetHeader] of packets) {
-			try {
-				this.nats?.publish(topic, data, packetHeader ? { headers: packetHeader } : undefined);
-			} catch (err) {
-				// The connection closed meanwhile: as a lost answer, the caller's time-out or the node's departure covers it.
-				this.logger.warn(`A packet to ${topic} was not published: ${err instanceof Error ? err.message : String(err)}`);
+		for (let i = 0; i < packets.length; ) {
+			const { topic, data, packetHeader, batchable } = packets[i] as Unpublished;
+			let end = i + 1;
+			for (let bytes = data.length; batchable && end < packets.length; end++) {
+				const next = packets[end] as Unpublished;
+				bytes += next.data.length;
+				if (!next.batchable || next.topic !== topic || bytes > BATCH_BYTES) break;
 			}
+			this.publishNow(topic, end - i > 1 ? batchOf(packets.slice(i, end)) : data, packetHeader);
+			i = end;
 		}
 		// Queued after the client's own microtask, which writes what was just published to the socket.
 		queueMicrotask(() => this.releaseSenders());
+	}
+
+	private publishNow(topic: string, data: Buffer, packetHeader: MsgHdrs | undefined): void {
+		try {
+			this.nats?.publish(topic, data, packetHeader ? { headers: packetHeader } : undefined);
+		} catch (err) {
+			// The connection closed meanwhile: as a lost answer, the caller's time-out or the node's departure covers it.
+			this.logger.warn(`A packet to ${topic} was not published: ${err instanceof Error ? err.message : String(err)}`);
+		}
 	}
 
 	/**
