@@ -73,12 +73,26 @@ function withDeadline(broker: ServiceBroker, next: Handler, action: ActionDef, r
 			untrack(tracked, ctx);
 			throw err;
 		}
+		if (!timed) {
+			// Tracked only (moleculer-web's root action has no time-out): settled by the answer.
+			return call.then(
+				result => {
+					untrack(tracked, ctx);
+					return result;
+				},
+				(err: unknown) => {
+					untrack(tracked, ctx);
+					release(ctx);
+					throw err;
+				}
+			);
+		}
 		// One promise, settled by the answer or the time-out, whichever comes first.
 		return new Promise((resolve, reject) => {
-			const timer = timed ? setTimeout(() => {
+			const timer = setTimeout(() => {
 				untrack(tracked, ctx);
 				reject(timedOut(ctx, timeout));
-			}, timeout) : undefined;
+			}, timeout);
 			call.then(
 				result => {
 					clearTimeout(timer);
