@@ -49,5 +49,6 @@ VOLUME ["/data"]
 EXPOSE 5230 3001 3030
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 3001) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# AsyncLocalStorage on V8's continuation data, not async hooks (test/support/processes.ts NODE_FLAGS).
-CMD ["node", "--experimental-async-context-frame", "dist/services/main.js"]
+# AsyncLocalStorage on V8's continuation data, not async hooks; two V8 worker threads, each one's
+# malloc arena resident (test/support/processes.ts NODE_FLAGS).
+CMD ["node", "--experimental-async-context-frame", "--v8-pool-size=2", "dist/services/main.js"]

@@ -56,9 +56,14 @@ export interface Proc {
 /**
  * The flags the app's processes run with, as the container image (Dockerfile CMD) and `npm start`
  * give them: AsyncLocalStorage (the request id of log lines, request-context.ts) on V8's
- * continuation data instead of async hooks, which cost every promise of every request.
+ * continuation data instead of async hooks, which cost every promise of every request; and two
+ * V8 worker threads (concurrent marking and sweeping, background compilation) instead of Node's
+ * four. Each worker mallocs in an arena of its own that stays resident: at 100,000 memos the
+ * embedded app's arenas after the bench's rows went from 21-23 MiB to 11-12 MiB and its peak RSS
+ * from 211-224 to 197-201 MiB (issue 15), with no difference beyond the noise in the request rows;
+ * the machines it is measured on have 2 cores, where the other two workers never ran beside them anyway.
  */
-export const NODE_FLAGS = ["--experimental-async-context-frame"];
+export const NODE_FLAGS = ["--experimental-async-context-frame", "--v8-pool-size=2"];
 
 export function startProcess(command: string, args: string[], env: Record<string, string>): Proc {
 	const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
