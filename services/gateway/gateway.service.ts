@@ -23,7 +23,7 @@ import { memoEvents, memosActions, type MemoChangeEvent } from "../memos/memos.c
 import { MAX_CHUNK_BYTES } from "../attachments/attachments.contract.js";
 import { anonymousOnPrivateInstance } from "./anonymous-access.js";
 import { avatarRouteAlias } from "./avatar-route.js";
-import { bearerToken, callerOfAuthorization } from "./bearer.js";
+import { VouchedCallers, bearerToken } from "./bearer.js";
 import { clientAddressOf } from "./client-address.js";
 import { clusterViewAlias } from "./cluster-view.js";
 import { refuseUnknownCustomMethod } from "./custom-method.js";
@@ -120,6 +120,9 @@ interface GatewayVars {
 	/** The live streams of `GET /api/v1/sse` (contract 17) and the changes fed to them. */
 	sse: SseHub;
 	sseFeed: SseFeed;
+	callers: VouchedCallers;
+	/** Epoch ms; tests move it with the auth service's (token expiry). */
+	clock: () => number;
 	aliasHandler(req: GatewayRequest, res: ServerResponse, alias: FoundAlias["alias"]): Promise<unknown>;
 	sendResponse(req: IncomingMessage, res: ServerResponse, data: unknown, action: unknown): void;
 	sendError(req: IncomingMessage, res: ServerResponse, err: unknown): void;
@@ -253,6 +256,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 		}),
 		// Streams outlive the check of their token: a revoked session or a changed user ends them, and they sign in again.
 		...onEvent<{ familyIds: string[] }, GatewayThis>(authEvents.sessionsRevoked, function (ctx) {
+			this.callers.forget();
 			const revoked = new Set(ctx.params.familyIds);
 			this.sse.end(stream => stream.sessionId !== undefined && revoked.has(stream.sessionId));
 		}),
@@ -260,6 +264,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			this.sse.end(stream => stream.patHash === ctx.params.tokenHash);
 		}),
 		...onEvent<{ id: string }, GatewayThis>(authEvents.userChanged, function (ctx) {
+			this.callers.forget();
 			this.sse.end(stream => stream.userId === ctx.params.id);
 		})
 	},
@@ -279,7 +284,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 			const header = req.headers.authorization;
 			if (spec.ignoresAccessToken === true || header === undefined) return null;
 			try {
-				return await callerOfAuthorization(ctx, header);
+				return await this.callers.callerOf(ctx, header);
 			} catch (err) {
 				return this.refuseCaller(ctx, spec, err);
 			}
@@ -417,6 +422,8 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayMethods, GatewayVars
 
 	created() {
 		const { config, shutdown } = resourcesOf(this.broker);
+		this.clock = () => Date.now();
+		this.callers = new VouchedCallers(() => this.clock());
 		this.settings.port = config.port;
 		this.settings.ip = config.host;
 		this.apiCompat = config.apiCompat;

@@ -11,12 +11,12 @@ type Pat = { name: string; description: string; createdAt: string; expiresAt?: s
 
 let app: App;
 const api = memoClient(() => app.baseUrl);
-/** The auth service's clock, which tests move forward; Date.now plus `shift`. */
+/** The auth service's clock and the gateway's (which keeps what auth said of an access token), which tests move forward; Date.now plus `shift`. */
 let shift = 0;
 
 beforeAll(async () => {
 	app = await startPopulatedApp(2);
-	(app.node.broker.getLocalService("auth") as unknown as { clock: () => number }).clock = () => Date.now() + shift;
+	for (const name of ["auth", "gateway"]) (app.node.broker.getLocalService(name) as unknown as { clock: () => number }).clock = () => Date.now() + shift;
 });
 afterAll(async () => {
 	await app.stop();
