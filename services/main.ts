@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from "../shared/runtime/config.js";
-import { pinHeapGrowth, servingHeapGrowth } from "../shared/runtime/heap-growth.js";
+import { pinHeapGrowth } from "../shared/runtime/heap-growth.js";
 import { migrate } from "../shared/runtime/migrate.js";
 import { startNode } from "../shared/runtime/node.js";
 import { CATALOG } from "./catalog.js";
@@ -22,9 +22,8 @@ async function main(): Promise<void> {
 		}
 		throw err;
 	}
-	// For good only where stream chunks cross NATS: an embedded process takes it while a transfer runs, and a lower one between them, to keep its memory bound (heap-growth.ts).
+	// For good only where stream chunks cross NATS: an embedded process takes it while a transfer runs, and keeps its memory bound (heap-growth.ts).
 	if (config.transporter !== undefined) pinHeapGrowth();
-	else servingHeapGrowth();
 
 	if (process.argv.includes("--migrate")) {
 		try {

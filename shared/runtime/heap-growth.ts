@@ -14,15 +14,6 @@ import { setFlagsFromString } from "node:v8";
  */
 const HEAP_GROWING_PERCENT = 200;
 
-/**
- * The embedded app's growth outside transfers. Under request load V8's own choice is near its
- * maximum (collections are fast next to the allocation): at 100,000 memos the old generation
- * went from ~30 MB live to ~45 MB committed before the next full collection through the
- * bench's rows. 1.5x collects sooner (two full collections more in ~90 s of rows, with
- * --trace-gc) and took the embedded app's peak RSS from 215/223 to 207/212 MiB (issue 15).
- */
-const SERVING_PERCENT = 50;
-
 const FLAG = "--heap-growing-percent";
 
 /** V8's own choice at each full collection (the flag's default). */
@@ -33,8 +24,6 @@ const setByCommandLine = process.execArgv.some(arg => arg === FLAG || arg.starts
 
 let pinned = false;
 let transfers = 0;
-/** The growth between transfers. */
-let resting = V8_DEFAULT_PERCENT;
 
 /** Sets the growth for good, unless the process was started with its own `--heap-growing-percent`. */
 export function pinHeapGrowth(): void {
@@ -43,18 +32,11 @@ export function pinHeapGrowth(): void {
 	setFlagsFromString(`${FLAG}=${HEAP_GROWING_PERCENT}`);
 }
 
-/** The embedded app's growth between transfers (SERVING_PERCENT), unless the command line or a pin set one. */
-export function servingHeapGrowth(): void {
-	if (setByCommandLine || pinned) return;
-	resting = SERVING_PERCENT;
-	if (transfers === 0) setFlagsFromString(`${FLAG}=${resting}`);
-}
-
 /**
  * The growth for the length of one transfer (an upload's part, a download), where it is not
  * pinned: V8 reads the flag each time a full collection computes the next limit, so a
  * collection during a transfer leaves room for its bytes, and the first one after the last
- * transfer goes back to the resting one. Call the answer once the transfer is over.
+ * transfer goes back to V8's own factor. Call the answer once the transfer is over.
  */
 export function transferHeapGrowth(): () => void {
 	if (setByCommandLine || pinned) return () => undefined;
@@ -63,6 +45,6 @@ export function transferHeapGrowth(): () => void {
 	return () => {
 		if (over) return;
 		over = true;
-		if (--transfers === 0) setFlagsFromString(`${FLAG}=${resting}`);
+		if (--transfers === 0) setFlagsFromString(`${FLAG}=${V8_DEFAULT_PERCENT}`);
 	};
 }
