@@ -1,7 +1,8 @@
-import { ServiceBroker, type Context } from "moleculer";
+import type { Context, ServiceBroker } from "moleculer";
 import { describeCluster } from "../support/cluster.js";
-import { findNatsServer, freePort, startProcess, waitFor, type Proc } from "../support/processes.js";
-import { NatsTransporter, TRANSPORT_METADATA } from "../../shared/runtime/nats-transporter.js";
+import { natsServerForSuite, onPublish, wireBroker } from "../support/nats-wire.js";
+import { waitFor } from "../support/processes.js";
+import { TRANSPORT_METADATA } from "../../shared/runtime/nats-transporter.js";
 
 /**
  * Calls made in one turn of the event loop between two brokers over a real nats-server: towards
@@ -15,40 +16,21 @@ const CALLS = 50;
 /** Counts the messages a broker's NATS client publishes to `subject`. */
 function countPublishes(broker: ServiceBroker, subject: string): { messages: number } {
 	const count = { messages: 0 };
-	const client = (broker.transit?.tx as unknown as { client: { publish: (subject: string, data: Uint8Array, options?: unknown) => void } }).client;
-	const publish = client.publish.bind(client);
-	client.publish = (to, data, options) => {
+	onPublish(broker, to => {
 		if (to === subject) count.messages++;
-		publish(to, data, options);
-	};
+	});
 	return count;
 }
 
-function broker(nodeID: string, url: string, metadata: Record<string, unknown>): ServiceBroker {
-	return new ServiceBroker({ nodeID, namespace: "batches", transporter: new NatsTransporter({ servers: [url] }), serializer: "CBOR", logger: false, metadata });
-}
-
 describeCluster("packet batches on the wire", () => {
-	let nats: Proc;
-	let url: string;
-
-	beforeAll(async () => {
-		const port = await freePort();
-		nats = startProcess(findNatsServer() as string, ["-a", "127.0.0.1", "-p", String(port)], {});
-		url = `nats://127.0.0.1:${port}`;
-		await nats.reported("nats-server ready", /Server is ready/);
-	});
-
-	afterAll(async () => {
-		await nats?.stop();
-	});
+	const nats = natsServerForSuite();
 
 	test.each([
 		["advertises packet batches", TRANSPORT_METADATA, true],
 		["does not (an older build)", {}, false]
 	])("a receiver that %s: each of 50 calls in one turn gets its own answer", async (_name, metadata, batched) => {
-		const caller = broker("caller", url, TRANSPORT_METADATA);
-		const holder = broker("holder", url, metadata);
+		const caller = wireBroker("batches", "caller", nats.url(), TRANSPORT_METADATA);
+		const holder = wireBroker("batches", "holder", nats.url(), metadata);
 		holder.createService({
 			name: "numbers",
 			actions: { double: (ctx: Context<{ n: number; pad: string }>) => ({ n: ctx.params.n * 2, pad: ctx.params.pad }) }

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { ServiceBroker, type Context } from "moleculer";
+import type { Context, ServiceBroker } from "moleculer";
 import { describeCluster } from "../support/cluster.js";
-import { findNatsServer, freePort, startProcess, waitFor, type Proc } from "../support/processes.js";
-import { NatsTransporter, TRANSPORT_METADATA } from "../../shared/runtime/nats-transporter.js";
+import { natsServerForSuite, onPublish, wireBroker } from "../support/nats-wire.js";
+import { waitFor } from "../support/processes.js";
+import { TRANSPORT_METADATA } from "../../shared/runtime/nats-transporter.js";
 
 /**
  * Stream chunks between two brokers over a real nats-server: raw message bodies towards a node
@@ -22,41 +23,22 @@ async function collect(stream: Readable): Promise<Buffer> {
 /** Counts the messages a broker's NATS client publishes with and without headers. */
 function countPublishes(broker: ServiceBroker): { withHeaders: number; without: number } {
 	const counts = { withHeaders: 0, without: 0 };
-	const client = (broker.transit?.tx as unknown as { client: { publish: (subject: string, data: Uint8Array, options?: { headers?: unknown }) => void } }).client;
-	const publish = client.publish.bind(client);
-	client.publish = (subject, data, options) => {
+	onPublish(broker, (_subject, _data, options) => {
 		if (options?.headers) counts.withHeaders++;
 		else counts.without++;
-		publish(subject, data, options);
-	};
+	});
 	return counts;
 }
 
-function broker(nodeID: string, url: string, metadata: Record<string, unknown>): ServiceBroker {
-	return new ServiceBroker({ nodeID, namespace: "wire", transporter: new NatsTransporter({ servers: [url] }), serializer: "CBOR", logger: false, metadata });
-}
-
 describeCluster("stream chunks on the wire", () => {
-	let nats: Proc;
-	let url: string;
-
-	beforeAll(async () => {
-		const port = await freePort();
-		nats = startProcess(findNatsServer() as string, ["-a", "127.0.0.1", "-p", String(port)], {});
-		url = `nats://127.0.0.1:${port}`;
-		await nats.reported("nats-server ready", /Server is ready/);
-	});
-
-	afterAll(async () => {
-		await nats?.stop();
-	});
+	const nats = natsServerForSuite();
 
 	test.each([
 		["advertises raw chunks", TRANSPORT_METADATA, true],
 		["does not (an older build)", {}, false]
 	])("a receiver that %s gets the same bytes both ways", async (_name, metadata, raw) => {
-		const caller = broker("caller", url, TRANSPORT_METADATA);
-		const holder = broker("holder", url, metadata);
+		const caller = wireBroker("wire", "caller", nats.url(), TRANSPORT_METADATA);
+		const holder = wireBroker("wire", "holder", nats.url(), metadata);
 		holder.createService({
 			name: "bytes",
 			actions: {
