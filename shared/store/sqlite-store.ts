@@ -567,8 +567,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	importInTransaction(docs: Doc[], indexes: IndexSpec[]): void {
 		this.prepare();
 		for (const doc of docs) {
-			const { _id, json } = this.rowOf(doc as T);
-			this.insertRow(_id, json);
+			this.insertRow(this.rowOf(doc as T));
 		}
 		let created = false;
 		for (const spec of indexes) created = this.createIndex(spec) || created;
@@ -691,20 +690,22 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 	}
 
 	async insert(doc: T): Promise<T> {
-		const { _id, json } = this.rowOf(doc);
-		// One statement unless the document has arrays where none were noted (noteArrays).
-		await this.write(() => this.insertRow(_id, json), () => this.notedArrays(json));
+		const row = this.rowOf(doc);
+		// One statement unless the document has arrays where none were noted (notePaths).
+		await this.write(() => this.insertRow(row), () => this.notedAll(row.paths));
 		return doc;
 	}
 
-	private rowOf(doc: T): { _id: string; json: unknown } {
+	/** A document as its row: its `_id`, its JSON value and that value's array paths (arrayPaths). */
+	private rowOf(doc: T): { _id: string; json: unknown; paths: Set<string> } {
 		const { _id, ...fields } = doc;
 		if (typeof _id !== "string") throw new Error("a document needs a string _id");
-		return { _id, json: toJson(fields) };
+		const json = toJson(fields);
+		return { _id, json, paths: arrayPaths(json) };
 	}
 
-	private insertRow(_id: string, json: unknown): void {
-		this.noteArrays(json);
+	private insertRow({ _id, json, paths }: { _id: string; json: unknown; paths: Set<string> }): void {
+		this.notePaths(paths);
 		this.store.statement(this.columns().insert()).run(_id, JSON.stringify(json));
 	}
 
@@ -897,17 +898,17 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		return this.arrays;
 	}
 
-	/** Whether every array path of `json` is noted already (noteArrays then writes nothing). */
-	private notedArrays(json: unknown): boolean {
+	/** Whether every one of a document's array paths (arrayPaths) is noted already (notePaths then writes nothing). */
+	private notedAll(paths: Set<string>): boolean {
 		const known = this.arrayPaths();
-		for (const found of arrayPaths(json)) if (!known.has(found)) return false;
+		for (const found of paths) if (!known.has(found)) return false;
 		return true;
 	}
 
-	/** Records the array paths of a document being written (inside the write's transaction). */
-	private noteArrays(json: unknown): void {
+	/** Records the array paths (arrayPaths) of a document being written (inside the write's transaction). */
+	private notePaths(paths: Set<string>): void {
 		const known = this.arrayPaths();
-		for (const found of arrayPaths(json)) {
+		for (const found of paths) {
 			if (known.has(found)) continue;
 			this.store.statement("INSERT OR IGNORE INTO _array_paths (collection, path) VALUES (?1, ?2)").run(this.name, found);
 			known.add(found);
@@ -931,7 +932,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		const { _id, ...fields } = doc;
 		const json = toJson(fields);
 		const text = JSON.stringify(json);
-		this.noteArrays(json);
+		this.notePaths(arrayPaths(json));
 		this.store.statement(columns.update(before, columns.keys(doc))).run(_id, text);
 		return text;
 	}
@@ -946,7 +947,7 @@ class SqliteCollection<T extends Doc> implements Collection<T> {
 		const { _id, ...fields } = doc;
 		const json = toJson(fields);
 		const text = JSON.stringify(json);
-		this.noteArrays(json);
+		this.notePaths(arrayPaths(json));
 		this.store.statement(this.columns().insert()).run(_id, text);
 		return toDoc<T>(_id, text);
 	}
