@@ -1,14 +1,8 @@
-import * as moleculer from "moleculer";
 import { Errors, METRIC, type ActionSchema, type Context, type Middleware, type ServiceBroker } from "moleculer";
+import { moleculerMiddleware, type Handler, type MiddlewareFactory } from "./moleculer-middlewares.js";
 import { RequestMetricsMiddleware } from "./request-metrics.js";
 
-type Handler = (ctx: Context) => Promise<unknown>;
 type ActionDef = ActionSchema & { name: string; timeout?: number; service?: { fullName?: string } };
-
-type MiddlewareFactory = (broker: ServiceBroker) => Middleware;
-
-/** Moleculer's own middlewares (not in its typings). */
-const moleculerMiddlewares = (moleculer as unknown as { Middlewares: Record<"CircuitBreaker" | "Retry" | "ContextTracker", MiddlewareFactory> }).Middlewares;
 
 type Tracked = Context & { service?: { _trackedContexts: Context[] }; broker: { _trackedContexts: Context[] } };
 
@@ -116,7 +110,7 @@ function withDeadline(broker: ServiceBroker, next: Handler, action: ActionDef, r
  * tracking of event handlers.
  */
 export function CallDeadlineMiddleware(broker: ServiceBroker): Middleware {
-	const { localAction: _local, remoteAction: _remote, ...tracker } = moleculerMiddlewares.ContextTracker(broker) as Middleware & Record<string, unknown>;
+	const { localAction: _local, remoteAction: _remote, ...tracker } = moleculerMiddleware("ContextTracker")(broker) as Middleware & Record<string, unknown>;
 	const trackerCreated = tracker.created as (this: ServiceBroker, broker: ServiceBroker) => void;
 	return {
 		...tracker,
@@ -150,7 +144,7 @@ export function CallDeadlineMiddleware(broker: ServiceBroker): Middleware {
  */
 function onlyWithTransporter(name: "CircuitBreaker" | "Retry"): MiddlewareFactory {
 	return broker => {
-		const own = moleculerMiddlewares[name](broker);
+		const own = moleculerMiddleware(name)(broker);
 		const wrapLocal = own.localAction as (this: ServiceBroker, next: Handler, action: ActionDef) => Handler;
 		return {
 			...own,

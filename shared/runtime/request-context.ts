@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { Context, Middleware } from "moleculer";
+import type { Middleware } from "moleculer";
+import type { Handler } from "./moleculer-middlewares.js";
 
 /**
  * The request id of the action being served, kept in async-local storage so that every
@@ -14,7 +15,6 @@ export function currentRequestId(): string | undefined {
 	return store.getStore()?.requestId;
 }
 
-type Handler = (ctx: Context) => Promise<unknown>;
 
 /** A call made while serving the same request (a nested local call) keeps the storage it runs in. */
 function withRequestId(next: Handler): Handler {

@@ -1,15 +1,11 @@
-import * as moleculer from "moleculer";
-import { METRIC, type Context, type Middleware, type ServiceBroker, type Transit } from "moleculer";
+import { METRIC, type Middleware, type ServiceBroker, type Transit } from "moleculer";
 import type { Labels, MoleculerMetric } from "./lean-metrics.js";
 import { Series } from "./metric-series.js";
+import { moleculerMiddleware, type Handler } from "./moleculer-middlewares.js";
 import { gaugeTransitSizes } from "./transit-gauges.js";
 
-type Handler = (ctx: Context) => Promise<unknown>;
 type Publish = Transit["publish"];
 type ActionDef = { name: string; service?: { fullName?: string } };
-
-/** Moleculer's own Metrics middleware (not in its typings). */
-const moleculerMetrics = (moleculer as unknown as { Middlewares: { Metrics: (broker: ServiceBroker) => Middleware } }).Middlewares.Metrics;
 
 /** The series one action's calls from one caller update. */
 interface CallSeries {
@@ -30,7 +26,7 @@ interface CallSeries {
  * middleware (its registrations, events, transit counters) is its own.
  */
 export function RequestMetricsMiddleware(broker: ServiceBroker): Middleware {
-	const own = moleculerMetrics(broker);
+	const own = moleculerMiddleware("Metrics")(broker);
 	if (!broker.isMetricsEnabled()) return own;
 	const metric = (name: string) => broker.metrics.getMetric(name) as unknown as MoleculerMetric;
 	const levels: Series[] = [];
